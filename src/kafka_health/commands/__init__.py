@@ -1,0 +1,9 @@
+"""Sub-commands of ``kafka-health``. Each module has NAME, HELP, add_arguments(p) and run(args)."""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+from kafka_health.commands import check_config, demo, dev_cluster
+
+COMMANDS: list[ModuleType] = [check_config, dev_cluster, demo]

@@ -1,0 +1,111 @@
+"""``kafka-health dev-cluster up|status|down|stop|kill|freeze|thaw|start``: a local Kafka."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+from pathlib import Path
+
+from kafka_health.commands.common import add_config_argument, config_from_args
+from kafka_health.config import DevClusterConfig
+from kafka_health.devcluster import ClusterSpec, DevClusterError, LocalCluster
+
+NAME = "dev-cluster"
+HELP = "start, inspect, stop or inject faults into a local Kafka cluster (JVM processes)"
+
+BROKER_ACTIONS = ("stop", "kill", "freeze", "thaw", "start")
+
+
+def cluster_spec(config: DevClusterConfig, **overrides: object) -> ClusterSpec:
+    """The dev cluster described by the config, with command-line overrides applied."""
+    values: dict[str, object] = {
+        "dir": Path(config.dir),
+        "brokers": config.brokers,
+        "mode": config.mode,
+        "kafka_version": config.kafka_version,
+        "zookeeper_kafka_version": config.zookeeper_kafka_version,
+        "cache_dir": Path(config.cache_dir),
+        "heap": config.heap,
+        "zookeeper_session_timeout_ms": config.zookeeper_session_timeout_ms,
+    }
+    values.update({k: v for k, v in overrides.items() if v is not None})
+    return ClusterSpec(**values)  # type: ignore[arg-type]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_config_argument(parser)
+    parser.add_argument("action", choices=("up", "status", "down", *BROKER_ACTIONS))
+    parser.add_argument("broker_id", nargs="?", type=int, help="broker for stop/kill/freeze/...")
+    parser.add_argument("--dir", type=Path, help="cluster folder (default: devcluster.dir)")
+    parser.add_argument("--brokers", type=int, choices=(1, 3), help="number of brokers (up)")
+    parser.add_argument("--mode", choices=("kraft", "zookeeper"), help="KRaft 4.x or ZooKeeper 3.9")
+    parser.add_argument(
+        "--zk-session-timeout-ms", type=int, help="zookeeper.session.timeout.ms (zookeeper mode)"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    config = config_from_args(args).devcluster
+    directory = args.dir or Path(config.dir)
+    try:
+        if args.action == "up":
+            return _up(config, args, directory)
+        cluster = LocalCluster.load(directory)
+        if args.action == "status":
+            print_status(cluster)
+        elif args.action == "down":
+            cluster.down()
+            print(f"dev cluster in {directory} stopped")
+        else:
+            if args.broker_id is None:
+                print(f"'{args.action}' needs a broker id", file=sys.stderr)
+                return 2
+            action = {
+                "stop": cluster.stop_broker,
+                "kill": cluster.kill_broker,
+                "freeze": cluster.freeze_broker,
+                "thaw": cluster.thaw_broker,
+                "start": cluster.start_broker,
+            }[args.action]
+            action(args.broker_id)
+            print(f"broker {args.broker_id}: {args.action} done")
+    except DevClusterError as exc:
+        print(f"dev-cluster: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _up(config: DevClusterConfig, args: argparse.Namespace, directory: Path) -> int:
+    spec = cluster_spec(
+        config,
+        dir=directory,
+        brokers=args.brokers,
+        mode=args.mode,
+        zookeeper_session_timeout_ms=args.zk_session_timeout_ms,
+    )
+    checked = DevClusterConfig(**{**dataclasses.asdict(config), "brokers": spec.brokers})
+    problems = checked.check("devcluster")
+    if problems:
+        for problem in problems:
+            print(f"dev-cluster: {problem}", file=sys.stderr)
+        return 2
+    print(f"starting {spec.brokers} {spec.mode} broker(s) (Kafka {spec.version}) in {directory}")
+    cluster = LocalCluster.create(spec).up()
+    print_status(cluster)
+    print(f"bootstrap servers: {','.join(cluster.bootstrap_servers)}")
+    return 0
+
+
+def print_status(cluster: LocalCluster) -> None:
+    """One line per broker: id, process state, registration, address, log folder, GC log size."""
+    zk = cluster.zookeeper
+    print(f"cluster {cluster.cluster_id} ({cluster.spec.mode}, Kafka {cluster.spec.version})")
+    if zk is not None:
+        print(f"zookeeper  pid={zk.pid} 127.0.0.1:{zk.port}")
+    for s in cluster.status():
+        live = "live" if s.registered else "not registered"
+        print(
+            f"broker {s.broker_id}  {s.process:<8} {live:<15} {s.bootstrap:<16} "
+            f"logs={s.log_dir}  gc.log={s.gc_log_bytes} bytes"
+        )

@@ -1,0 +1,9 @@
+"""A real multi-broker Kafka cluster on loopback, started from Maven Central's jars.
+
+Imports nothing else from kafka_health, so tests and tools can use it on its own.
+"""
+
+from kafka_health.devcluster.cluster import BrokerStatus, ClusterSpec, LocalCluster
+from kafka_health.devcluster.errors import DevClusterError
+
+__all__ = ["BrokerStatus", "ClusterSpec", "DevClusterError", "LocalCluster"]

@@ -1,0 +1,592 @@
+"""A real Apache Kafka cluster on loopback, as local JVM processes, for the demo and the tests.
+
+``LocalCluster.create(spec).up()`` fetches Kafka's jars (once), writes each broker's
+properties, formats KRaft storage and starts the brokers on free ports; the cluster's state
+(ports, pids, folders) is saved in ``<dir>/cluster.json`` so that another process can find it
+again with ``LocalCluster.load(dir)`` (``status``, ``down``, fault injection). Faults: a broker
+can be stopped cleanly (SIGTERM), killed (SIGKILL), frozen and thawed (SIGSTOP/SIGCONT) and
+started again with the same identity and data.
+
+Each broker writes ``server.log``, ``controller.log``, ``state-change.log`` and a JVM GC log
+(``-Xlog:gc*`` with time and uptime decorators, rotated) into its own folder.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import time
+import uuid
+from dataclasses import asdict, dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Literal
+
+from kafka_health.devcluster.errors import DevClusterError
+from kafka_health.devcluster.runtime import ensure_kafka_runtime
+
+Mode = Literal["kraft", "zookeeper"]
+STATE_FILE = "cluster.json"
+GC_LOG = "gc.log"
+
+
+@dataclass(frozen=True)
+class ClusterSpec:
+    """What cluster to start."""
+
+    dir: Path
+    brokers: int = 3
+    mode: Mode = "kraft"
+    kafka_version: str = "4.1.1"
+    zookeeper_kafka_version: str = "3.9.1"
+    cache_dir: Path = Path("~/.cache/kafka-health/kafka")
+    heap: str = "256m"
+    zookeeper_session_timeout_ms: int = 6000
+    broker_overrides: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def version(self) -> str:
+        return self.kafka_version if self.mode == "kraft" else self.zookeeper_kafka_version
+
+
+@dataclass
+class BrokerNode:
+    """One broker process: its identity, ports and folders."""
+
+    broker_id: int
+    port: int
+    controller_port: int
+    dir: str
+    pid: int | None = None
+
+    @property
+    def log_dir(self) -> Path:
+        return Path(self.dir) / "logs"
+
+    @property
+    def data_dir(self) -> Path:
+        return Path(self.dir) / "data"
+
+    @property
+    def gc_log(self) -> Path:
+        return self.log_dir / GC_LOG
+
+    @property
+    def bootstrap(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+
+@dataclass
+class ZooKeeperNode:
+    """The single ZooKeeper server of a ZooKeeper-mode cluster."""
+
+    port: int
+    dir: str
+    pid: int | None = None
+
+
+@dataclass(frozen=True)
+class BrokerStatus:
+    """What ``status`` reports for one broker."""
+
+    broker_id: int
+    pid: int | None
+    process: Literal["running", "frozen", "stopped"]
+    registered: bool
+    bootstrap: str
+    log_dir: str
+    gc_log_bytes: int
+
+
+class LocalCluster:
+    """A Kafka cluster of local JVM processes. Build with ``create`` or ``load``."""
+
+    def __init__(
+        self,
+        spec: ClusterSpec,
+        cluster_id: str,
+        nodes: list[BrokerNode],
+        zookeeper: ZooKeeperNode | None,
+    ) -> None:
+        self.spec = spec
+        self.cluster_id = cluster_id
+        self.nodes = nodes
+        self.zookeeper = zookeeper
+        self._libs: Path | None = None
+
+    # ---------------------------------------------------------------- construction
+
+    @classmethod
+    def create(cls, spec: ClusterSpec) -> LocalCluster:
+        """Plan a new cluster in ``spec.dir`` (nothing is started or written yet)."""
+        base = spec.dir.resolve()
+        if (base / STATE_FILE).exists():
+            existing = cls.load(base)
+            if existing.any_running():
+                raise DevClusterError(
+                    f"a dev cluster is already running in {base}; run 'down' first"
+                )
+        ports = free_ports(2 * spec.brokers + 1)
+        nodes = [
+            BrokerNode(
+                broker_id=i + 1,
+                port=ports[2 * i],
+                controller_port=ports[2 * i + 1],
+                dir=str(base / f"broker-{i + 1}"),
+            )
+            for i in range(spec.brokers)
+        ]
+        zookeeper = (
+            ZooKeeperNode(ports[-1], str(base / "zookeeper")) if spec.mode == "zookeeper" else None
+        )
+        cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+        return cls(spec, cluster_id, nodes, zookeeper)
+
+    @classmethod
+    def load(cls, directory: Path) -> LocalCluster:
+        """Find the cluster whose state is saved in ``directory``."""
+        path = directory.resolve() / STATE_FILE
+        try:
+            state = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError as exc:
+            raise DevClusterError(
+                f"no dev cluster in {directory.resolve()} (no {STATE_FILE})"
+            ) from exc
+        spec_raw = state["spec"]
+        spec = ClusterSpec(
+            **{
+                **spec_raw,
+                "dir": Path(spec_raw["dir"]),
+                "cache_dir": Path(spec_raw["cache_dir"]),
+            }
+        )
+        nodes = [BrokerNode(**n) for n in state["nodes"]]
+        zookeeper = ZooKeeperNode(**state["zookeeper"]) if state.get("zookeeper") else None
+        return cls(spec, state["cluster_id"], nodes, zookeeper)
+
+    def save(self) -> None:
+        """Write the cluster's state file."""
+        base = self.spec.dir.resolve()
+        base.mkdir(parents=True, exist_ok=True)
+        spec = asdict(self.spec)
+        spec["dir"] = str(base)
+        spec["cache_dir"] = str(self.spec.cache_dir)
+        state = {
+            "cluster_id": self.cluster_id,
+            "spec": spec,
+            "nodes": [asdict(n) for n in self.nodes],
+            "zookeeper": asdict(self.zookeeper) if self.zookeeper else None,
+        }
+        tmp = base / (STATE_FILE + ".tmp")
+        tmp.write_text(json.dumps(state, indent=2), encoding="utf-8")
+        tmp.replace(base / STATE_FILE)
+
+    # ---------------------------------------------------------------- whole cluster
+
+    @property
+    def bootstrap_servers(self) -> list[str]:
+        return [n.bootstrap for n in self.nodes]
+
+    def up(self, timeout_s: float = 120.0) -> LocalCluster:
+        """Fetch, configure, format and start every node; wait until all brokers registered."""
+        self._libs = ensure_kafka_runtime(self.spec.cache_dir, self.spec.version, self.spec.mode)
+        self.save()
+        try:
+            if self.zookeeper is not None:
+                self._start_zookeeper(self.zookeeper)
+                wait_for_port(self.zookeeper.port, timeout_s)
+            for node in self.nodes:
+                self._write_broker_config(node)
+                if self.spec.mode == "kraft":
+                    self._format_storage(node)
+            for node in self.nodes:
+                self.start_broker(node.broker_id, wait=False)
+            self.wait_until_registered(len(self.nodes), timeout_s)
+        except BaseException:
+            self.down()
+            raise
+        return self
+
+    def down(self, timeout_s: float = 30.0) -> None:
+        """Stop every process (SIGTERM, then SIGKILL after ``timeout_s``); keep the folders."""
+        pids = [n.pid for n in self.nodes if n.pid is not None]
+        for pid in pids:  # all brokers shut down together, then ZooKeeper
+            _send(pid, signal.SIGCONT)
+            _send(pid, signal.SIGTERM)
+        for pid in pids:
+            self._terminate(pid, timeout_s, thaw_first=True)
+        for node in self.nodes:
+            node.pid = None
+        if self.zookeeper is not None:
+            self._terminate(self.zookeeper.pid, timeout_s, thaw_first=True)
+            self.zookeeper.pid = None
+        if self.spec.dir.resolve().exists():
+            self.save()
+
+    def any_running(self) -> bool:
+        pids = [n.pid for n in self.nodes] + [self.zookeeper.pid if self.zookeeper else None]
+        return any(process_state(pid) != "stopped" for pid in pids)
+
+    def status(self) -> list[BrokerStatus]:
+        """Each broker's process state, registration with the cluster, folders and GC log size."""
+        registered = self.registered_broker_ids(timeout_s=5.0)
+        result = []
+        for node in self.nodes:
+            gc_bytes = node.gc_log.stat().st_size if node.gc_log.exists() else 0
+            result.append(
+                BrokerStatus(
+                    broker_id=node.broker_id,
+                    pid=node.pid,
+                    process=process_state(node.pid),
+                    registered=node.broker_id in registered,
+                    bootstrap=node.bootstrap,
+                    log_dir=str(node.log_dir),
+                    gc_log_bytes=gc_bytes,
+                )
+            )
+        return result
+
+    def registered_broker_ids(self, timeout_s: float = 10.0) -> set[int]:
+        """Broker ids the cluster's metadata lists as live (empty when none answers)."""
+        live = [
+            n.bootstrap
+            for n in self.nodes
+            if process_state(n.pid) == "running" and port_open(n.port)
+        ]
+        if not live:
+            return set()
+        from kafka import KafkaAdminClient
+        from kafka.errors import KafkaError
+
+        try:
+            admin = KafkaAdminClient(
+                bootstrap_servers=live,
+                request_timeout_ms=int(timeout_s * 1000),
+                client_id="kafka-health-devcluster",
+            )
+        except (KafkaError, OSError, ValueError):
+            return set()
+        try:
+            described = admin.describe_cluster()
+            return {
+                int(b.get("broker_id", b.get("node_id", -1)))
+                for b in described["brokers"]
+                if not b.get("is_fenced", False)
+            }
+        except (KafkaError, OSError, ValueError):
+            return set()
+        finally:
+            admin.close()
+
+    def wait_until_registered(self, count: int, timeout_s: float) -> None:
+        """Block until ``count`` brokers are registered, or raise with the brokers' last words."""
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            for node in self.nodes:
+                if node.pid is not None and process_state(node.pid) == "stopped":
+                    raise DevClusterError(
+                        f"broker {node.broker_id} exited while starting:\n{self._last_words(node)}"
+                    )
+            if len(self.registered_broker_ids(timeout_s=5.0)) >= count:
+                return
+            time.sleep(0.5)
+        raise DevClusterError(f"fewer than {count} brokers registered within {timeout_s:.0f} s")
+
+    # ---------------------------------------------------------------- one broker
+
+    def node(self, broker_id: int) -> BrokerNode:
+        for node in self.nodes:
+            if node.broker_id == broker_id:
+                return node
+        raise DevClusterError(f"no broker {broker_id} in this cluster")
+
+    def start_broker(self, broker_id: int, wait: bool = True, timeout_s: float = 90.0) -> None:
+        """Start (or restart) a broker with its existing identity and data."""
+        node = self.node(broker_id)
+        if process_state(node.pid) != "stopped":
+            raise DevClusterError(f"broker {broker_id} is already running (pid {node.pid})")
+        libs = self._libs or ensure_kafka_runtime(
+            self.spec.cache_dir, self.spec.version, self.spec.mode
+        )
+        node.log_dir.mkdir(parents=True, exist_ok=True)
+        command = [
+            "java",
+            *self._jvm_options(node),
+            "-cp",
+            str(libs / "*"),
+            "kafka.Kafka",
+            str(Path(node.dir) / "server.properties"),
+        ]
+        node.pid = _spawn(command, Path(node.dir) / "stdout.log")
+        self.save()
+        if wait:
+            deadline = time.monotonic() + timeout_s
+            wait_for_port(node.port, timeout_s)
+            while broker_id not in self.registered_broker_ids(timeout_s=5.0):
+                if process_state(node.pid) == "stopped":
+                    raise DevClusterError(
+                        f"broker {broker_id} exited while starting:\n{self._last_words(node)}"
+                    )
+                if time.monotonic() > deadline:
+                    raise DevClusterError(f"broker {broker_id} did not register in {timeout_s} s")
+                time.sleep(0.5)
+
+    def stop_broker(self, broker_id: int, timeout_s: float = 60.0) -> None:
+        """Controlled shutdown (SIGTERM), waiting for the process to exit."""
+        node = self.node(broker_id)
+        self._terminate(node.pid, timeout_s, thaw_first=True)
+        node.pid = None
+        self.save()
+
+    def kill_broker(self, broker_id: int) -> None:
+        """Kill a broker at once (SIGKILL): no controlled shutdown."""
+        node = self.node(broker_id)
+        if node.pid is not None and process_state(node.pid) != "stopped":
+            os.kill(node.pid, signal.SIGKILL)
+            _wait_exit(node.pid, 10.0)
+        node.pid = None
+        self.save()
+
+    def freeze_broker(self, broker_id: int) -> None:
+        """Suspend a broker (SIGSTOP), as a long GC pause or a hung host would."""
+        self._signal_running(broker_id, signal.SIGSTOP)
+
+    def thaw_broker(self, broker_id: int) -> None:
+        """Resume a frozen broker (SIGCONT)."""
+        self._signal_running(broker_id, signal.SIGCONT)
+
+    def restart_broker(self, broker_id: int, timeout_s: float = 90.0) -> None:
+        """Stop a broker cleanly and start it again."""
+        self.stop_broker(broker_id)
+        self.start_broker(broker_id, wait=True, timeout_s=timeout_s)
+
+    # ---------------------------------------------------------------- internals
+
+    def _signal_running(self, broker_id: int, sig: signal.Signals) -> None:
+        node = self.node(broker_id)
+        if node.pid is None or process_state(node.pid) == "stopped":
+            raise DevClusterError(f"broker {broker_id} is not running")
+        os.kill(node.pid, sig)
+
+    def _terminate(self, pid: int | None, timeout_s: float, thaw_first: bool) -> None:
+        if pid is None or process_state(pid) == "stopped":
+            return
+        if thaw_first:
+            _send(pid, signal.SIGCONT)
+        _send(pid, signal.SIGTERM)
+        if not _wait_exit(pid, timeout_s):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+            _wait_exit(pid, 10.0)
+
+    def _jvm_options(self, node: BrokerNode) -> list[str]:
+        logging = (
+            [f"-Dlog4j2.configurationFile={self._log_config('log4j2.properties')}"]
+            if self.spec.mode == "kraft"
+            else [f"-Dlog4j.configuration=file:{self._log_config('log4j.properties')}"]
+        )
+        return [
+            f"-Xms{self.spec.heap}",
+            f"-Xmx{self.spec.heap}",
+            "-XX:+UseG1GC",
+            "-XX:MaxGCPauseMillis=20",
+            "-XX:InitiatingHeapOccupancyPercent=35",
+            "-XX:TieredStopAtLevel=1",
+            "-XX:+IgnoreUnrecognizedVMOptions",
+            f"-Xlog:gc*:file={node.gc_log}:time,uptime,level,tags:filecount=10,filesize=20M",
+            "-Djava.awt.headless=true",
+            f"-Dkafka.logs.dir={node.log_dir}",
+            *logging,
+        ]
+
+    def _log_config(self, name: str) -> Path:
+        target = self.spec.dir.resolve() / name
+        if not target.exists():
+            text = resources.files("kafka_health.devcluster").joinpath(name).read_text("utf-8")
+            target.write_text(text, encoding="utf-8")
+        return target
+
+    def _broker_properties(self, node: BrokerNode) -> dict[str, str]:
+        n = len(self.nodes)
+        rf = str(min(3, n))
+        props = {
+            "log.dirs": str(node.data_dir),
+            "listeners": f"PLAINTEXT://127.0.0.1:{node.port}",
+            "advertised.listeners": f"PLAINTEXT://127.0.0.1:{node.port}",
+            "num.network.threads": "2",
+            "num.io.threads": "2",
+            "num.partitions": "1",
+            "default.replication.factor": rf,
+            "offsets.topic.replication.factor": rf,
+            "offsets.topic.num.partitions": "6",
+            "transaction.state.log.replication.factor": rf,
+            "transaction.state.log.min.isr": str(max(1, min(2, n))),
+            "group.initial.rebalance.delay.ms": "0",
+            "log.cleaner.dedupe.buffer.size": str(8 * 1024 * 1024),
+            "log.segment.bytes": str(64 * 1024 * 1024),
+        }
+        if self.spec.mode == "kraft":
+            voters = ",".join(f"{x.broker_id}@127.0.0.1:{x.controller_port}" for x in self.nodes)
+            props.update(
+                {
+                    "process.roles": "broker,controller",
+                    "node.id": str(node.broker_id),
+                    "controller.quorum.voters": voters,
+                    "listeners": (
+                        f"PLAINTEXT://127.0.0.1:{node.port},"
+                        f"CONTROLLER://127.0.0.1:{node.controller_port}"
+                    ),
+                    "controller.listener.names": "CONTROLLER",
+                    "inter.broker.listener.name": "PLAINTEXT",
+                    "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+                }
+            )
+        else:
+            assert self.zookeeper is not None
+            props.update(
+                {
+                    "broker.id": str(node.broker_id),
+                    "zookeeper.connect": f"127.0.0.1:{self.zookeeper.port}",
+                    "zookeeper.session.timeout.ms": str(self.spec.zookeeper_session_timeout_ms),
+                }
+            )
+        props.update(self.spec.broker_overrides)
+        return props
+
+    def _write_broker_config(self, node: BrokerNode) -> None:
+        Path(node.dir).mkdir(parents=True, exist_ok=True)
+        node.log_dir.mkdir(parents=True, exist_ok=True)
+        lines = [f"{k}={v}" for k, v in self._broker_properties(node).items()]
+        (Path(node.dir) / "server.properties").write_text("\n".join(lines) + "\n", "utf-8")
+
+    def _format_storage(self, node: BrokerNode) -> None:
+        assert self._libs is not None
+        command = [
+            "java", "-Xmx128m", "-XX:TieredStopAtLevel=1",
+            f"-Dlog4j2.configurationFile={self._log_config('log4j2.properties')}",
+            f"-Dkafka.logs.dir={node.log_dir}",
+            "-cp", str(self._libs / "*"), "kafka.tools.StorageTool", "format",
+            f"--cluster-id={self.cluster_id}",
+            "--config", str(Path(node.dir) / "server.properties"),
+            "--ignore-formatted",
+        ]  # fmt: skip
+        result = subprocess.run(command, capture_output=True, text=True, check=False)
+        if result.returncode != 0:
+            raise DevClusterError(
+                f"formatting broker {node.broker_id}'s storage failed:\n"
+                + (result.stdout + result.stderr)[-2000:]
+            )
+
+    def _start_zookeeper(self, zk: ZooKeeperNode) -> None:
+        assert self._libs is not None
+        base = Path(zk.dir)
+        (base / "data").mkdir(parents=True, exist_ok=True)
+        (base / "logs").mkdir(parents=True, exist_ok=True)
+        config = base / "zoo.cfg"
+        config.write_text(
+            f"dataDir={base / 'data'}\nclientPort={zk.port}\nclientPortAddress=127.0.0.1\n"
+            "tickTime=500\nmaxClientCnxns=0\nadmin.enableServer=false\n"
+            "4lw.commands.whitelist=*\n",
+            encoding="utf-8",
+        )
+        command = [
+            "java", "-Xmx128m", "-XX:TieredStopAtLevel=1",
+            f"-Dlog4j.configuration=file:{self._log_config('log4j.properties')}",
+            f"-Dkafka.logs.dir={base / 'logs'}",
+            "-cp", str(self._libs / "*"),
+            "org.apache.zookeeper.server.quorum.QuorumPeerMain", str(config),
+        ]  # fmt: skip
+        zk.pid = _spawn(command, base / "stdout.log")
+        self.save()
+
+    @staticmethod
+    def _last_words(node: BrokerNode) -> str:
+        lines: list[str] = []
+        for name in ("stdout.log", "logs/server.log"):
+            path = Path(node.dir) / name
+            if path.exists():
+                lines += path.read_text("utf-8", errors="replace").splitlines()[-20:]
+        return "\n".join(lines)
+
+
+# -------------------------------------------------------------------- process helpers
+
+
+def _spawn(command: list[str], output: Path) -> int:
+    """Start a detached process (own session, survives this one) writing to ``output``."""
+    output.parent.mkdir(parents=True, exist_ok=True)
+    with output.open("ab") as out:
+        process = subprocess.Popen(
+            command,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    return process.pid
+
+
+def _send(pid: int, sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, sig)
+
+
+def process_state(pid: int | None) -> Literal["running", "frozen", "stopped"]:
+    """Whether ``pid`` runs, is stopped by SIGSTOP, or is gone (zombies count as gone)."""
+    if pid is None:
+        return "stopped"
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except (FileNotFoundError, ProcessLookupError):
+        return "stopped"
+    state = stat.rsplit(")", 1)[1].split()[0]
+    if state in ("Z", "X"):
+        with contextlib.suppress(ChildProcessError, OSError):
+            os.waitpid(pid, os.WNOHANG)
+        return "stopped"
+    return "frozen" if state in ("T", "t") else "running"
+
+
+def _wait_exit(pid: int, timeout_s: float) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if process_state(pid) == "stopped":
+            return True
+        time.sleep(0.1)
+    return process_state(pid) == "stopped"
+
+
+def free_ports(count: int) -> list[int]:
+    """``count`` distinct free TCP ports on 127.0.0.1."""
+    sockets = []
+    try:
+        for _ in range(count):
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            s.bind(("127.0.0.1", 0))
+            sockets.append(s)
+        return [s.getsockname()[1] for s in sockets]
+    finally:
+        for s in sockets:
+            s.close()
+
+
+def port_open(port: int) -> bool:
+    """Whether something accepts connections on 127.0.0.1:``port``."""
+    with socket.socket() as s:
+        s.settimeout(1.0)
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+def wait_for_port(port: int, timeout_s: float) -> None:
+    """Block until something accepts connections on 127.0.0.1:``port``."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if port_open(port):
+            return
+        time.sleep(0.2)
+    raise DevClusterError(f"nothing listens on 127.0.0.1:{port} after {timeout_s:.0f} s")

@@ -1,0 +1,89 @@
+"""The one SparkSession factory, used by the job, the offline commands and the tests.
+
+It resolves Spark's Kafka connector matching the installed PySpark with Maven into the
+project's cache (``spark.connector: ivy`` uses Spark's own ``spark.jars.packages`` instead;
+jars named in ``spark.jars`` are used as they are, for offline machines), points Python
+workers at the running interpreter, binds to loopback in local mode, selects the RocksDB state store with changelog checkpointing and keeps
+Spark's own logging quiet.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from kafka_health.config import SparkConfig
+from kafka_health.spark.connector import ensure_kafka_connector_jars
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+ROCKSDB_PROVIDER = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
+
+
+def kafka_connector_coordinates() -> str:
+    """Maven coordinates of the Kafka connector built for the installed PySpark."""
+    import pyspark
+
+    return f"org.apache.spark:spark-sql-kafka-0-10_2.13:{pyspark.__version__}"
+
+
+def prepare_environment() -> None:
+    """Set the variables Spark reads before its JVM starts (only those not set already)."""
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+
+
+def spark_conf(config: SparkConfig) -> dict[str, str]:
+    """Every Spark setting the factory applies, as plain strings (testable without Spark)."""
+    log_config = resources.files("kafka_health.spark").joinpath("log4j2.properties")
+    conf = {
+        "spark.master": config.master,
+        "spark.app.name": config.app_name,
+        "spark.sql.shuffle.partitions": str(config.shuffle_partitions),
+        "spark.sql.session.timeZone": "UTC",
+        "spark.sql.streaming.stateStore.providerClass": ROCKSDB_PROVIDER,
+        "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled": "true",
+        "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "false",
+        "spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile={log_config}",
+        "spark.executor.extraJavaOptions": f"-Dlog4j2.configurationFile={log_config}",
+        "spark.executorEnv.PYSPARK_PYTHON": os.environ.get("PYSPARK_PYTHON", sys.executable),
+    }
+    if config.master.startswith("local"):
+        conf["spark.driver.host"] = "127.0.0.1"
+        conf["spark.driver.bindAddress"] = "127.0.0.1"
+    if config.jars:
+        missing = [j for j in config.jars if not Path(j).expanduser().exists()]
+        if missing:
+            from kafka_health.errors import ConfigError, ConfigProblem
+
+            raise ConfigError([ConfigProblem("spark.jars", f"{m} does not exist") for m in missing])
+        conf["spark.jars"] = ",".join(str(Path(j).expanduser()) for j in config.jars)
+    elif config.connector == "ivy":
+        conf["spark.jars.packages"] = kafka_connector_coordinates()
+        conf["spark.jars.ivy"] = str(Path(config.cache_dir).expanduser() / "ivy")
+    else:
+        import pyspark
+
+        jars = ensure_kafka_connector_jars(Path(config.cache_dir), pyspark.__version__)
+        conf["spark.jars"] = ",".join(str(j) for j in jars)
+    conf.update(config.conf)
+    return conf
+
+
+def build_spark_session(config: SparkConfig) -> SparkSession:
+    """Return the process's SparkSession configured for kafka-health (created on first call)."""
+    prepare_environment()
+    from pyspark.sql import SparkSession
+
+    builder = SparkSession.builder
+    for key, value in spark_conf(config).items():
+        builder = builder.config(key, value)
+    session = builder.getOrCreate()
+    session.sparkContext.setLogLevel(config.log_level)
+    return session
