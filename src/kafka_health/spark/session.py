@@ -3,8 +3,8 @@
 It resolves Spark's Kafka connector matching the installed PySpark with Maven into the
 project's cache (``spark.connector: ivy`` uses Spark's own ``spark.jars.packages`` instead;
 jars named in ``spark.jars`` are used as they are, for offline machines), points Python
-workers at the running interpreter, binds to loopback in local mode, selects the RocksDB state store with changelog checkpointing and keeps
-Spark's own logging quiet.
+workers at the running interpreter, binds to loopback in local mode, selects the RocksDB
+state store with changelog checkpointing and keeps Spark's own logging quiet.
 """
 
 from __future__ import annotations
