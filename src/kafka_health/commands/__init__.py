@@ -4,6 +4,6 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from kafka_health.commands import check_config, demo, dev_cluster
+from kafka_health.commands import check_config, demo, dev_cluster, fetch_jars
 
-COMMANDS: list[ModuleType] = [check_config, dev_cluster, demo]
+COMMANDS: list[ModuleType] = [check_config, dev_cluster, demo, fetch_jars]

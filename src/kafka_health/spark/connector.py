@@ -11,12 +11,23 @@ calls its delegation-token helpers, unchanged since 4.0). Jars PySpark already s
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 
 from kafka_health.maven import MavenError, copy_dependencies
 
 # The newest spark-token-provider-kafka-0-10_2.13 on Maven Central as of this writing.
 TOKEN_PROVIDER_FALLBACK = "4.0.0"
+UNAVAILABLE = ".unavailable"
+RETRY_UNAVAILABLE_AFTER_S = 24 * 3600
+
+
+def _recent(marker: Path) -> bool:
+    """Whether a failed resolution was recorded less than a day ago."""
+    try:
+        return time.time() - marker.stat().st_mtime < RETRY_UNAVAILABLE_AFTER_S
+    except FileNotFoundError:
+        return False
 
 
 def pyspark_jar_names() -> set[str]:
@@ -39,6 +50,10 @@ def ensure_kafka_connector_jars(cache_dir: Path, spark_version: str) -> list[Pat
     errors = []
     for token_version in dict.fromkeys(attempts):
         target = base / f"spark-kafka-{spark_version}-tp{token_version}"
+        unavailable = target / UNAVAILABLE
+        if _recent(unavailable):
+            errors.append(unavailable.read_text(encoding="utf-8"))
+            continue
         try:
             libs = copy_dependencies(
                 "kafka_health.spark",
@@ -48,6 +63,8 @@ def ensure_kafka_connector_jars(cache_dir: Path, spark_version: str) -> list[Pat
             )
         except MavenError as exc:
             errors.append(str(exc))
+            target.mkdir(parents=True, exist_ok=True)
+            unavailable.write_text(str(exc), encoding="utf-8")  # retried after a day
             continue
         bundled = pyspark_jar_names()
         return sorted(p for p in libs.glob("*.jar") if artifact_name(p.name) not in bundled)

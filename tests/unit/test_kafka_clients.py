@@ -1,0 +1,67 @@
+"""kafka-python and Spark get the same client security settings from one config."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kafka_health.config import parse_config
+from kafka_health.kafka_clients import python_client_options, spark_kafka_options
+
+
+def test_plaintext_settings_match() -> None:
+    kafka = parse_config("kafka:\n  bootstrap_servers: [a:9092, b:9093]\n").kafka
+    python = python_client_options(kafka)
+    spark = spark_kafka_options(kafka)
+    assert python["bootstrap_servers"] == ["a:9092", "b:9093"]
+    assert spark["kafka.bootstrap.servers"] == "a:9092,b:9093"
+    assert python["security_protocol"] == spark["kafka.security.protocol"] == "PLAINTEXT"
+    assert "kafka.sasl.jaas.config" not in spark and "sasl_mechanism" not in python
+
+
+@pytest.mark.parametrize(
+    ("mechanism", "module"),
+    [
+        ("PLAIN", "org.apache.kafka.common.security.plain.PlainLoginModule"),
+        ("SCRAM-SHA-512", "org.apache.kafka.common.security.scram.ScramLoginModule"),
+    ],
+)
+def test_sasl_ssl_settings_match(
+    mechanism: str, module: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("KH_PW", 'pa"ss')
+    for name in ("ca.pem", "cert.pem", "key.pem"):
+        (tmp_path / name).write_text(f"-----BEGIN {name}-----\n")
+    kafka = parse_config(
+        f"""
+kafka:
+  bootstrap_servers: [broker:9094]
+  client:
+    security_protocol: SASL_SSL
+    sasl_mechanism: {mechanism}
+    sasl_username: monitor
+    sasl_password: {{env: KH_PW}}
+    ssl_cafile: {tmp_path / "ca.pem"}
+    ssl_certfile: {tmp_path / "cert.pem"}
+    ssl_keyfile: {tmp_path / "key.pem"}
+    ssl_check_hostname: false
+"""
+    ).kafka
+    python = python_client_options(kafka)
+    spark = spark_kafka_options(kafka)
+
+    assert python["security_protocol"] == spark["kafka.security.protocol"] == "SASL_SSL"
+    assert python["sasl_mechanism"] == spark["kafka.sasl.mechanism"] == mechanism
+    assert python["sasl_plain_username"] == "monitor"
+    assert python["sasl_plain_password"] == 'pa"ss'
+    assert spark["kafka.sasl.jaas.config"] == (
+        f'{module} required username="monitor" password="pa\\"ss";'
+    )
+    assert python["ssl_cafile"] == spark["kafka.ssl.truststore.location"]
+    assert spark["kafka.ssl.truststore.type"] == "PEM"
+    assert spark["kafka.ssl.keystore.certificate.chain"].startswith("-----BEGIN cert.pem")
+    assert spark["kafka.ssl.keystore.key"].startswith("-----BEGIN key.pem")
+    assert python["ssl_check_hostname"] is False
+    assert spark["kafka.ssl.endpoint.identification.algorithm"] == ""
+    assert python["request_timeout_ms"] == int(spark["kafka.request.timeout.ms"]) == 30000
