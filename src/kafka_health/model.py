@@ -1,0 +1,129 @@
+"""The vocabulary shared by the streaming job and the alert engine; no Spark, no I/O.
+
+The job computes :class:`Signal` values (one per signal name and label set, per evaluation);
+the alert engine turns them into alerts. The catalogue :data:`SIGNALS` names every signal,
+its unit and its labels: it is the contract between the two halves, and the Prometheus
+exporter publishes each as ``kafka_health_<name>`` with the same labels.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+# Labels are bounded: broker ids, partitions of the canary / monitored topics, log kinds, error
+# classes from a fixed list, and quantiles. Never record ids, offsets or free text as labels.
+LabelSet = tuple[tuple[str, str], ...]
+
+
+def labels(**values: str | int) -> LabelSet:
+    """A canonical (sorted) label set: ``labels(broker_id=1)`` -> ``(("broker_id", "1"),)``."""
+    return tuple(sorted((k, str(v)) for k, v in values.items()))
+
+
+@dataclass(frozen=True)
+class Signal:
+    """One measured value of the cluster's health.
+
+    ``at`` is the event time the value describes (the end of its window), in epoch seconds.
+    ``details`` carries what a page should show but a metric cannot: the lost sequence
+    numbers, the list of under-replicated partitions, a GC cause.
+    """
+
+    name: str
+    labels: LabelSet
+    value: float
+    at: float
+    details: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+    def label(self, key: str, default: str = "") -> str:
+        return dict(self.labels).get(key, default)
+
+
+class Unit(StrEnum):
+    SECONDS = "seconds"
+    RATIO = "ratio"
+    COUNT = "count"  # events in the window
+    GAUGE = "gauge"  # a current number of things
+    PER_MINUTE = "per_minute"
+    TIMESTAMP = "timestamp_seconds"
+
+
+@dataclass(frozen=True)
+class SignalSpec:
+    """A signal's name, unit, labels and meaning."""
+
+    name: str
+    unit: Unit
+    labels: tuple[str, ...]
+    help: str
+
+
+def _spec(name: str, unit: Unit, label_names: str, help_text: str) -> SignalSpec:
+    return SignalSpec(name, unit, tuple(label_names.split()) if label_names else (), help_text)
+
+
+# Scope labels: "broker_id" for per-broker values; the cluster-wide value has no broker_id.
+SIGNALS: dict[str, SignalSpec] = {
+    s.name: s
+    for s in [
+        # 1. Write latency (canary results): quantile is one of 0.5 0.95 0.99 max.
+        _spec("canary_ack_latency_seconds", Unit.SECONDS, "broker_id partition quantile",
+              "acks=all acknowledgement latency of canary sends in the window"),
+        _spec("canary_append_delay_seconds", Unit.SECONDS, "broker_id partition quantile",
+              "LogAppendTime minus send time of canary records in the window"),
+        # 2. Availability.
+        _spec("canary_sends", Unit.COUNT, "broker_id", "canary sends attempted in the window"),
+        _spec("canary_send_failures", Unit.COUNT, "broker_id error_class",
+              "failed canary sends in the window, by error class"),
+        _spec("canary_availability_ratio", Unit.RATIO, "broker_id",
+              "successful / attempted canary sends in the window (1 when none attempted)"),
+        _spec("canary_partition_silent_seconds", Unit.SECONDS, "broker_id partition",
+              "time since the last canary result of a partition (processing time)"),
+        # 3. Lost and duplicated writes.
+        _spec("canary_lost_writes", Unit.COUNT, "partition",
+              "acknowledged canary sequence numbers absent from the topic after the grace period"),
+        _spec("canary_duplicate_writes", Unit.COUNT, "partition",
+              "canary sequence numbers seen at two offsets"),
+        # 4. ISR state (details: the partitions).
+        _spec("under_replicated_partitions", Unit.GAUGE, "broker_id",
+              "partitions whose ISR is smaller than their replica set (led by broker_id)"),
+        _spec("under_min_isr_partitions", Unit.GAUGE, "broker_id",
+              "partitions whose ISR is smaller than min.insync.replicas (led by broker_id)"),
+        _spec("offline_partitions", Unit.GAUGE, "", "partitions without a leader"),
+        # 5. Elections.
+        _spec("leader_elections_per_minute", Unit.PER_MINUTE, "broker_id",
+              "distinct (topic, partition, epoch) leader changes per minute, by new leader"),
+        # 6. GC.
+        _spec("full_gc_count", Unit.COUNT, "broker_id", "Full GC pauses in the window"),
+        _spec("full_gc_pause_seconds_sum", Unit.SECONDS, "broker_id", "Full GC pause time"),
+        _spec("full_gc_pause_seconds_max", Unit.SECONDS, "broker_id", "longest Full GC pause"),
+        _spec("young_gc_pause_seconds_sum", Unit.SECONDS, "broker_id", "young/mixed GC pause time"),
+        _spec("full_gc_over_session_timeout", Unit.COUNT, "broker_id",
+              "Full GC pauses longer than the broker's session timeout in the window"),
+        # 7. Incident signatures (counts of log events in the window).
+        _spec("zk_session_expirations", Unit.COUNT, "broker_id", "ZooKeeper session expiries"),
+        _spec("zk_disconnects", Unit.COUNT, "broker_id", "ZooKeeper disconnections"),
+        _spec("controller_changes", Unit.COUNT, "broker_id", "controller changes seen"),
+        _spec("broker_failures", Unit.COUNT, "broker_id", "brokers the controller saw fail"),
+        _spec("controlled_shutdowns", Unit.COUNT, "broker_id", "controlled shutdowns logged"),
+        _spec("processor_uncaught_exceptions", Unit.COUNT, "broker_id",
+              "SocketServer processors that hit an uncaught exception"),
+        _spec("coordinator_loads_stuck", Unit.GAUGE, "broker_id",
+              "__consumer_offsets partitions loading for longer than the threshold"),
+        _spec("log_cleaner_deaths", Unit.COUNT, "broker_id", "log cleaner threads that died"),
+        _spec("not_leader_errors", Unit.COUNT, "broker_id", "NotLeaderOrFollower errors logged"),
+        _spec("not_enough_replicas_errors", Unit.COUNT, "broker_id",
+              "NotEnoughReplicas / below min ISR errors logged"),
+        # 8. Coverage.
+        _spec("log_stream_age_seconds", Unit.SECONDS, "broker_id kind",
+              "time since the last record of a broker's log kind (server controller "
+              "state-change gc)"),
+        # 9. The job's own health.
+        _spec("job_last_batch_timestamp", Unit.TIMESTAMP, "query",
+              "wall-clock time the query last completed a batch"),
+        _spec("job_kafka_unreachable", Unit.GAUGE, "query",
+              "1 while the query cannot read Kafka (terminated, restarting)"),
+    ]
+}  # fmt: skip
