@@ -1,0 +1,225 @@
+"""The driver's view of the cluster's health: query output rows in, current Signals out.
+
+Each query's ``foreachBatch`` hands its (small, aggregated) rows to one ``on_*`` method; the
+alert service and the exporter read :meth:`SignalBoard.signals`. Everything here is
+idempotent under batch replay (``foreachBatch`` re-runs a batch after a crash): windowed
+values are overwritten by key, anomalies are keyed by their sequence number, deadline states
+by their key. No Spark import: rows are any objects with the named attributes.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from kafka_health.config import JobConfig
+from kafka_health.job.canary import LEVEL_CLUSTER, LEVEL_PARTITION, QUANTILES
+from kafka_health.model import Signal, labels
+
+CANARY_PARTITION = "canary_partition"
+LOG_STREAM = "log_stream"
+COORDINATOR_LOAD = "coordinator_load"
+
+
+@dataclass(frozen=True)
+class _Deadline:
+    state: str
+    last_seen_s: float | None
+    changed_s: float
+    attr: str | None
+
+
+class SignalBoard:
+    """Current signals, built from the rows of the job's queries."""
+
+    def __init__(self, job: JobConfig, clock: Callable[[], float] = time.time) -> None:
+        self._job = job
+        self._clock = clock
+        self._lock = threading.Lock()
+        # scope key -> window end (ms) -> latest row of that window
+        self._write_path: dict[tuple[int, str | None, int | None], dict[int, Any]] = {}
+        self._latest_send_ms = 0
+        self._anomalies: dict[tuple[str, int, int, str, str], float] = {}
+        self._deadlines: dict[tuple[str, str], _Deadline] = {}
+
+    # ------------------------------------------------------------------ intake
+
+    def on_write_path(self, rows: Iterable[Any]) -> None:
+        """Rows of :func:`kafka_health.job.canary.write_path_windows` (update mode)."""
+        with self._lock:
+            for row in rows:
+                key = (
+                    int(row.level),
+                    None if row.level == LEVEL_CLUSTER else row.broker_id,
+                    row.partition if row.level == LEVEL_PARTITION else None,
+                )
+                end_ms = round(row.window.end.timestamp() * 1000)
+                self._write_path.setdefault(key, {})[end_ms] = row
+                self._latest_send_ms = max(self._latest_send_ms, int(row.last_send_ms or 0))
+
+    def on_write_anomalies(self, rows: Iterable[Any]) -> None:
+        """Rows of :func:`kafka_health.job.loss.write_anomalies` (final, append mode)."""
+        now = self._clock()
+        with self._lock:
+            for row in rows:
+                key = (row.canary_id, int(row.partition), int(row.seq), row.acks, row.anomaly)
+                self._anomalies.setdefault(key, now)
+
+    def on_deadlines(self, rows: Iterable[Any]) -> None:
+        """Rows of :func:`kafka_health.job.deadlines.track_deadlines`."""
+        with self._lock:
+            for row in rows:
+                last_seen = None if row.last_seen_ms is None else row.last_seen_ms / 1000.0
+                self._deadlines[(row.scope, row.id)] = _Deadline(
+                    row.state, last_seen, row.changed_ms / 1000.0, row.attr
+                )
+
+    # ------------------------------------------------------------------ output
+
+    def signals(self) -> list[Signal]:
+        """Every current signal."""
+        now = self._clock()
+        with self._lock:
+            self._prune(now)
+            out = self._write_path_signals(now)
+            out += self._anomaly_signals(now)
+            out += self._deadline_signals(now)
+        return out
+
+    def lost_writes(self) -> list[tuple[int, str, int]]:
+        """(partition, acks, seq) of every lost acknowledged write still in the report window."""
+        with self._lock:
+            return sorted(
+                (p, acks, seq) for (_c, p, seq, acks, kind) in self._anomalies if kind == "lost"
+            )
+
+    def current_window_end_ms(self) -> int:
+        """End of the window that covers the last minute up to the newest canary send: the
+        first slide boundary after it (so its windows hold the newest results)."""
+        slide_ms = round(self._job.slide_s * 1000)
+        return (self._latest_send_ms // slide_ms + 1) * slide_ms
+
+    def _prune(self, now: float) -> None:
+        horizon = self.current_window_end_ms() - round(self._job.window_s * 1000)
+        for key, windows in list(self._write_path.items()):
+            for end_ms in [e for e in windows if e < horizon]:
+                del windows[end_ms]
+            if not windows:
+                del self._write_path[key]
+        oldest = now - self._job.loss_report_window_s
+        for old in [k for k, at in self._anomalies.items() if at < oldest]:
+            del self._anomalies[old]
+
+    def _write_path_signals(self, now: float) -> list[Signal]:
+        out: list[Signal] = []
+        current = self.current_window_end_ms()
+        at = current / 1000.0
+        for (level, broker, partition), windows in self._write_path.items():
+            row = windows.get(current)
+            if row is None:  # nothing from this scope in the current window
+                continue
+            scope: dict[str, str | int] = {}
+            if broker is not None:
+                scope["broker_id"] = broker
+            if partition is not None:
+                scope["partition"] = partition
+            for name, quantiles, peak in (
+                ("canary_ack_latency_seconds", row.ack_quantiles, row.ack_max),
+                ("canary_append_delay_seconds", row.append_quantiles, row.append_max),
+            ):
+                if quantiles is None:
+                    continue
+                for q, value in zip(QUANTILES, quantiles, strict=True):
+                    out.append(Signal(name, labels(**scope, quantile=str(q)), float(value), at))
+                out.append(Signal(name, labels(**scope, quantile="max"), float(peak), at))
+            if level == LEVEL_PARTITION:
+                continue
+            failures: dict[str, int] = {}
+            for error in row.errors or []:
+                failures[error] = failures.get(error, 0) + 1
+            sends = int(row.sends)
+            out.append(Signal("canary_sends", labels(**scope), float(sends), at))
+            for error, count in sorted(failures.items()):
+                out.append(
+                    Signal(
+                        "canary_send_failures",
+                        labels(**scope, error_class=error),
+                        float(count),
+                        at,
+                    )
+                )
+            ratio = 1.0 if sends == 0 else int(row.successes) / sends
+            out.append(
+                Signal(
+                    "canary_availability_ratio",
+                    labels(**scope),
+                    ratio,
+                    at,
+                    {"failures": failures, "sends": sends},
+                )
+            )
+        return out
+
+    def _anomaly_signals(self, now: float) -> list[Signal]:
+        grouped: dict[tuple[str, int, str], list[int]] = {}
+        for canary_id, partition, seq, acks, kind in self._anomalies:
+            del canary_id
+            grouped.setdefault((kind, partition, acks), []).append(seq)
+        out = []
+        for (kind, partition, acks), seqs in sorted(grouped.items()):
+            name = "canary_lost_writes" if kind == "lost" else "canary_duplicate_writes"
+            out.append(
+                Signal(
+                    name,
+                    labels(partition=partition, acks=acks),
+                    float(len(seqs)),
+                    now,
+                    {"seqs": sorted(seqs)},
+                )
+            )
+        return out
+
+    def _deadline_signals(self, now: float) -> list[Signal]:
+        out = []
+        stuck_by_broker: dict[str, list[str]] = {}
+        for (scope, ident), deadline in self._deadlines.items():
+            age = None if deadline.last_seen_s is None else max(0.0, now - deadline.last_seen_s)
+            if scope == CANARY_PARTITION and age is not None:
+                silent = age if deadline.state == "expired" else 0.0
+                out.append(
+                    Signal(
+                        "canary_partition_silent_seconds",
+                        labels(broker_id=deadline.attr or "unknown", partition=ident),
+                        silent,
+                        now,
+                        {"last_result_age_s": age, "state": deadline.state},
+                    )
+                )
+            elif scope == LOG_STREAM and age is not None:
+                broker, _, kind = ident.partition("/")
+                out.append(
+                    Signal(
+                        "log_stream_age_seconds",
+                        labels(broker_id=broker, kind=kind),
+                        age,
+                        now,
+                        {"state": deadline.state},
+                    )
+                )
+            elif scope == COORDINATOR_LOAD and deadline.state == "expired":
+                broker, _, partition = ident.partition("/")
+                stuck_by_broker.setdefault(broker, []).append(partition)
+        for broker, partitions in sorted(stuck_by_broker.items()):
+            out.append(
+                Signal(
+                    "coordinator_loads_stuck",
+                    labels(broker_id=broker),
+                    float(len(partitions)),
+                    now,
+                    {"partitions": sorted(partitions, key=int)},
+                )
+            )
+        return out

@@ -1,0 +1,191 @@
+"""The job's own health: a StreamingQueryListener feeding per-query figures and signals.
+
+Spark calls the listener on its listener bus thread; :class:`JobHealth` keeps the latest
+figures per query under a lock, exports them to Prometheus (a custom collector, values built
+at scrape time) and as Signals for the alert engine (``job_last_batch_timestamp``,
+``job_kafka_unreachable``).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+from prometheus_client.registry import Collector
+
+from kafka_health.model import Signal, labels
+
+
+@dataclass
+class QueryHealth:
+    """Latest figures of one supervised query."""
+
+    active: bool = False
+    last_batch_s: float | None = None
+    batch_duration_s: float = 0.0
+    input_rows_per_s: float = 0.0
+    processed_rows_per_s: float = 0.0
+    watermark_delay_s: float | None = None
+    state_rows: int = 0
+    state_bytes: int = 0
+    offsets_behind: float = 0.0
+    late_rows_total: int = 0
+    input_rows_total: int = 0
+    restarts_total: int = 0
+    terminations_total: int = 0
+    last_error: str | None = None
+
+
+class JobHealth(Collector):
+    """Per-query health, fed by the listener and the supervisor."""
+
+    def __init__(self, clock: Callable[[], float] = time.time) -> None:
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._queries: dict[str, QueryHealth] = {}
+
+    def query(self, name: str) -> QueryHealth:
+        with self._lock:
+            return self._queries.setdefault(name, QueryHealth())
+
+    def on_started(self, name: str) -> None:
+        with self._lock:
+            self._queries.setdefault(name, QueryHealth()).active = True
+
+    def on_progress(self, progress: Any) -> None:
+        """Take a ``StreamingQueryProgress`` (from ``onQueryProgress``)."""
+        name = progress.name or str(progress.id)
+        with self._lock:
+            health = self._queries.setdefault(name, QueryHealth())
+            health.active = True
+            health.last_batch_s = self._clock()
+            health.batch_duration_s = float(progress.batchDuration) / 1000.0
+            health.input_rows_per_s = float(progress.inputRowsPerSecond or 0.0)
+            health.processed_rows_per_s = float(progress.processedRowsPerSecond or 0.0)
+            health.input_rows_total += int(progress.numInputRows or 0)
+            watermark = (progress.eventTime or {}).get("watermark")
+            health.watermark_delay_s = _age(watermark, health.last_batch_s)
+            operators = progress.stateOperators or []
+            health.state_rows = sum(int(op.numRowsTotal) for op in operators)
+            health.state_bytes = sum(int(op.memoryUsedBytes) for op in operators)
+            health.late_rows_total += sum(int(op.numRowsDroppedByWatermark) for op in operators)
+            behind = 0.0
+            for source in progress.sources or []:
+                metrics = source.metrics or {}
+                behind += float(metrics.get("maxOffsetsBehindLatest", 0) or 0)
+            health.offsets_behind = behind
+
+    def on_terminated(self, name: str, error: str | None) -> None:
+        with self._lock:
+            health = self._queries.setdefault(name, QueryHealth())
+            health.active = False
+            health.terminations_total += 1
+            health.last_error = error
+
+    def on_restart(self, name: str) -> None:
+        with self._lock:
+            self._queries.setdefault(name, QueryHealth()).restarts_total += 1
+
+    def signals(self) -> list[Signal]:
+        """Job-health signals for the alert engine."""
+        now = self._clock()
+        out = []
+        with self._lock:
+            for name, health in sorted(self._queries.items()):
+                scope = labels(query=name)
+                if health.last_batch_s is not None:
+                    out.append(Signal("job_last_batch_timestamp", scope, health.last_batch_s, now))
+                out.append(
+                    Signal(
+                        "job_kafka_unreachable",
+                        scope,
+                        0.0 if health.active else 1.0,
+                        now,
+                        {"error": health.last_error or ""},
+                    )
+                )
+        return out
+
+    def collect(self) -> Iterator[GaugeMetricFamily | CounterMetricFamily]:
+        """Prometheus families, built at scrape time."""
+        getter = Callable[[QueryHealth], float | None]
+        gauges: dict[str, tuple[str, getter]] = {
+            "up": ("1 while the query runs", lambda h: 1.0 if h.active else 0.0),
+            "last_batch_timestamp_seconds": (
+                "wall-clock time of the last completed batch",
+                lambda h: h.last_batch_s,
+            ),
+            "batch_duration_seconds": ("duration of the last batch", lambda h: h.batch_duration_s),
+            "input_rows_per_second": ("input rate of the last batch", lambda h: h.input_rows_per_s),
+            "processed_rows_per_second": (
+                "processing rate of the last batch",
+                lambda h: h.processed_rows_per_s,
+            ),
+            "watermark_delay_seconds": (
+                "wall-clock time minus the event-time watermark",
+                lambda h: h.watermark_delay_s,
+            ),
+            "state_rows": ("rows in the query's state stores", lambda h: h.state_rows),
+            "state_bytes": ("memory used by the query's state stores", lambda h: h.state_bytes),
+            "offsets_behind_latest": (
+                "records between the query's position and the end of its topics",
+                lambda h: h.offsets_behind,
+            ),
+        }
+        counters: dict[str, tuple[str, getter]] = {
+            "late_rows": ("rows dropped as later than the watermark", lambda h: h.late_rows_total),
+            "input_rows": ("rows read", lambda h: h.input_rows_total),
+            "restarts": ("restarts of the query by the supervisor", lambda h: h.restarts_total),
+            "terminations": ("times the query terminated", lambda h: h.terminations_total),
+        }
+        with self._lock:
+            queries = dict(self._queries)
+        for suffix, (text, get) in gauges.items():
+            family = GaugeMetricFamily(f"kafka_health_job_{suffix}", text, labels=["query"])
+            for name, health in sorted(queries.items()):
+                value = get(health)
+                if value is not None:
+                    family.add_metric([name], float(value))
+            yield family
+        for suffix, (text, get) in counters.items():
+            counter = CounterMetricFamily(f"kafka_health_job_{suffix}", text, labels=["query"])
+            for name, health in sorted(queries.items()):
+                counter.add_metric([name], float(get(health) or 0.0))
+            yield counter
+
+
+def _age(timestamp: str | None, now: float) -> float | None:
+    if not timestamp:
+        return None
+    try:
+        at = datetime.fromisoformat(timestamp.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+    if at <= 0:  # no watermark yet
+        return None
+    return max(0.0, now - at)
+
+
+def make_listener(health: JobHealth) -> Any:
+    """A ``StreamingQueryListener`` forwarding progress to ``health``."""
+    from pyspark.sql.streaming.listener import StreamingQueryListener
+
+    class _Listener(StreamingQueryListener):
+        def onQueryStarted(self, event: Any) -> None:
+            health.on_started(event.name or str(event.id))
+
+        def onQueryProgress(self, event: Any) -> None:
+            health.on_progress(event.progress)
+
+        def onQueryIdle(self, event: Any) -> None:
+            pass
+
+        def onQueryTerminated(self, event: Any) -> None:
+            pass  # the supervisor records terminations with the query's name
+
+    return _Listener()
