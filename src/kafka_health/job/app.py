@@ -90,6 +90,7 @@ class MonitorJob:
                 "append",
                 self.board.on_write_anomalies,
             ),
+            self._definition("isr", self._isr, "update", self.board.on_isr),
             self._definition(
                 "deadlines",
                 lambda: self._deadlines(),
@@ -97,6 +98,13 @@ class MonitorJob:
                 self.board.on_deadlines,
             ),
         ]  # fmt: skip
+
+    def _isr(self) -> DataFrame:
+        from kafka_health.job.isr import snapshot_updates, track_isr
+
+        topic = self.config.topics.cluster_state
+        updates = snapshot_updates(kafka_stream(self.spark, self.config, [topic]), topic)
+        return track_isr(updates, self.config.job.isr_expire_after_s)
 
     def _deadlines(self) -> DataFrame:
         from pyspark.sql import functions as F

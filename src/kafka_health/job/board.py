@@ -44,6 +44,12 @@ class SignalBoard:
         self._latest_send_ms = 0
         self._anomalies: dict[tuple[str, int, int, str, str], float] = {}
         self._deadlines: dict[tuple[str, str], _Deadline] = {}
+        self._unhealthy: list[Any] = []
+        # (topic, partition, epoch) -> (new leader, seen at) from snapshots
+        self._snapshot_elections: dict[tuple[str, int, int], tuple[str, float]] = {}
+        # (broker, event type) -> window end (ms) -> latest row
+        self._log_windows: dict[tuple[str, str], dict[int, Any]] = {}
+        self._latest_log_ms = 0
 
     # ------------------------------------------------------------------ intake
 
@@ -77,6 +83,32 @@ class SignalBoard:
                     row.state, last_seen, row.changed_ms / 1000.0, row.attr
                 )
 
+    def on_isr(self, rows: Iterable[Any]) -> None:
+        """Rows of :func:`kafka_health.job.isr.track_isr`: elections, then the complete
+        unhealthy set closed by an ``end`` marker."""
+        now = self._clock()
+        unhealthy: list[Any] = []
+        complete = False
+        with self._lock:
+            for row in rows:
+                if row.kind == "election" and row.leader_epoch is not None:
+                    key = (row.topic, int(row.partition), int(row.leader_epoch))
+                    self._snapshot_elections.setdefault(key, (str(row.leader), now))
+                elif row.kind == "unhealthy":
+                    unhealthy.append(row)
+                elif row.kind == "end":
+                    complete = True
+            if complete:
+                self._unhealthy = unhealthy
+
+    def on_log_windows(self, rows: Iterable[Any]) -> None:
+        """Rows of :func:`kafka_health.job.logs.log_event_windows` (update mode)."""
+        with self._lock:
+            for row in rows:
+                end_ms = round(row.window.end.timestamp() * 1000)
+                self._log_windows.setdefault((row.broker_id, row.type), {})[end_ms] = row
+                self._latest_log_ms = max(self._latest_log_ms, int(row.last_event_ms or 0))
+
     # ------------------------------------------------------------------ output
 
     def signals(self) -> list[Signal]:
@@ -87,6 +119,8 @@ class SignalBoard:
             out = self._write_path_signals(now)
             out += self._anomaly_signals(now)
             out += self._deadline_signals(now)
+            out += self._isr_signals(now)
+            out += self._log_signals(now)
         return out
 
     def lost_writes(self) -> list[tuple[int, str, int]]:
@@ -96,11 +130,12 @@ class SignalBoard:
                 (p, acks, seq) for (_c, p, seq, acks, kind) in self._anomalies if kind == "lost"
             )
 
-    def current_window_end_ms(self) -> int:
-        """End of the window that covers the last minute up to the newest canary send: the
-        first slide boundary after it (so its windows hold the newest results)."""
+    def current_window_end_ms(self, latest_ms: int | None = None) -> int:
+        """End of the window that covers the last minute up to the newest event (by default the
+        newest canary send): the first slide boundary after it, so it holds the newest data."""
         slide_ms = round(self._job.slide_s * 1000)
-        return (self._latest_send_ms // slide_ms + 1) * slide_ms
+        latest = self._latest_send_ms if latest_ms is None else latest_ms
+        return (latest // slide_ms + 1) * slide_ms
 
     def _prune(self, now: float) -> None:
         horizon = self.current_window_end_ms() - round(self._job.window_s * 1000)
@@ -109,6 +144,17 @@ class SignalBoard:
                 del windows[end_ms]
             if not windows:
                 del self._write_path[key]
+        log_horizon = self.current_window_end_ms(self._latest_log_ms) - round(
+            self._job.window_s * 1000
+        )
+        for log_key, windows in list(self._log_windows.items()):
+            for end_ms in [e for e in windows if e < log_horizon]:
+                del windows[end_ms]
+            if not windows:
+                del self._log_windows[log_key]
+        since = now - self._job.window_s
+        for election in [k for k, (_b, at) in self._snapshot_elections.items() if at < since]:
+            del self._snapshot_elections[election]
         oldest = now - self._job.loss_report_window_s
         for old in [k for k, at in self._anomalies.items() if at < oldest]:
             del self._anomalies[old]
@@ -223,3 +269,98 @@ class SignalBoard:
                 )
             )
         return out
+
+    def _isr_signals(self, now: float) -> list[Signal]:
+        out = []
+        for name, flag in (
+            ("under_replicated_partitions", "under_replicated"),
+            ("under_min_isr_partitions", "under_min_isr"),
+        ):
+            by_leader: dict[str, list[str]] = {}
+            for row in self._unhealthy:
+                if getattr(row, flag):
+                    leader = (
+                        str(row.leader) if row.leader is not None and row.leader >= 0 else "none"
+                    )
+                    by_leader.setdefault(leader, []).append(f"{row.topic}-{row.partition}")
+            every = sorted(p for parts in by_leader.values() for p in parts)
+            out.append(Signal(name, labels(), float(len(every)), now, {"partitions": every[:500]}))
+            for leader, parts in sorted(by_leader.items()):
+                out.append(
+                    Signal(name, labels(broker_id=leader), float(len(parts)), now,
+                           {"partitions": sorted(parts)[:500]})
+                )  # fmt: skip
+        offline = sorted(f"{r.topic}-{r.partition}" for r in self._unhealthy if r.offline)
+        out.append(
+            Signal(
+                "offline_partitions", labels(), float(len(offline)), now, {"partitions": offline}
+            )
+        )
+        return out
+
+    def _log_signals(self, now: float) -> list[Signal]:
+        current = self.current_window_end_ms(self._latest_log_ms)
+        at = current / 1000.0
+        per_minute = 60.0 / self._job.window_s
+        out: list[Signal] = []
+        elections: dict[str, set[tuple[str, int, int]]] = {}
+        for key, (leader, _seen) in self._snapshot_elections.items():
+            elections.setdefault(leader, set()).add(key)
+        for (broker, event_type), windows in self._log_windows.items():
+            row = windows.get(current)
+            if row is None:
+                continue
+            scope = labels(broker_id=broker)
+            if event_type == "leader_change":
+                elections.setdefault(broker, set()).update(
+                    (
+                        e.topic,
+                        int(e.partition),
+                        int(e.leader_epoch if e.leader_epoch is not None else -1),
+                    )
+                    for e in row.elections or []
+                )
+                continue
+            if event_type == "full_gc":
+                out += [
+                    Signal("full_gc_count", scope, float(row.events), at),
+                    Signal("full_gc_pause_seconds_sum", scope, float(row.pause_sum or 0.0), at),
+                    Signal("full_gc_pause_seconds_max", scope, float(row.pause_max or 0.0), at),
+                    Signal(
+                        "full_gc_over_session_timeout", scope, float(row.over_session_timeout), at,
+                        {"session_timeout_s": self._session_timeout_s(broker)},
+                    ),
+                ]  # fmt: skip
+            elif event_type == "young_gc":
+                out.append(
+                    Signal("young_gc_pause_seconds_sum", scope, float(row.pause_sum or 0.0), at)
+                )
+            elif event_type in INCIDENT_SIGNALS:
+                out.append(Signal(INCIDENT_SIGNALS[event_type], scope, float(row.events), at))
+        cluster: set[tuple[str, int, int]] = set()
+        for broker, keys in sorted(elections.items()):
+            cluster |= keys
+            out.append(
+                Signal("leader_elections_per_minute", labels(broker_id=broker),
+                       len(keys) * per_minute, at)
+            )  # fmt: skip
+        out.append(Signal("leader_elections_per_minute", labels(), len(cluster) * per_minute, at))
+        return out
+
+    def _session_timeout_s(self, broker: str) -> float:
+        ms = self._job.session_timeout_ms_by_broker.get(broker, self._job.session_timeout_ms)
+        return ms / 1000.0
+
+
+# Parsed log event type -> the signal counting it per broker and window.
+INCIDENT_SIGNALS = {
+    "zk_session_expired": "zk_session_expirations",
+    "zk_disconnected": "zk_disconnects",
+    "controller_change": "controller_changes",
+    "broker_failure": "broker_failures",
+    "controlled_shutdown": "controlled_shutdowns",
+    "processor_uncaught_exception": "processor_uncaught_exceptions",
+    "log_cleaner_died": "log_cleaner_deaths",
+    "not_leader": "not_leader_errors",
+    "min_isr_violation": "not_enough_replicas_errors",
+}

@@ -18,3 +18,14 @@ RESULT_DDL = (
     "send_ms BIGINT, done_ms BIGINT, outcome STRING, latency_s DOUBLE, leader INT, "
     "error STRING, `offset` BIGINT, log_append_ms BIGINT"
 )
+
+CLUSTER_STATE_SCHEMA_ID = "kafka-health/cluster-state/v1"
+
+CLUSTER_STATE_DDL = (
+    "`schema` STRING, kind STRING, snapshot_ms BIGINT, topic STRING, `partition` INT, "
+    "leader INT, leader_epoch INT, replicas ARRAY<INT>, isr ARRAY<INT>, "
+    "offline_replicas ARRAY<INT>, min_isr INT, offline BOOLEAN, under_replicated BOOLEAN, "
+    "under_min_isr BOOLEAN, error STRING, broker_id INT, host STRING, port INT, rack STRING, "
+    "live BOOLEAN, controller BOOLEAN, done_ms BIGINT, partitions INT, brokers INT, "
+    "live_brokers INT, controller_id INT"
+)
