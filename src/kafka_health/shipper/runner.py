@@ -1,0 +1,74 @@
+"""Run a shipper until told to stop: metrics endpoint, producer (re)connection, the loop."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+
+from kafka_health.config import MonitorConfig
+from kafka_health.shipper.metrics import ShipperMetrics
+from kafka_health.shipper.sender import ProducerLike, kafka_producer
+from kafka_health.shipper.service import Shipper
+
+log = logging.getLogger(__name__)
+
+
+def run_shipper(
+    config: MonitorConfig,
+    stop: threading.Event,
+    *,
+    metrics: ShipperMetrics | None = None,
+    on_metrics_port: Callable[[int], None] | None = None,
+    producer_factory: Callable[[], ProducerLike] | None = None,
+) -> None:
+    """Ship ``config.shipper``'s files to ``config.topics.broker_logs`` until ``stop`` is set.
+
+    When Kafka cannot be reached at start, connecting is retried with backoff (the files keep
+    the logs meanwhile); the metrics endpoint is up from the start.
+    """
+    from prometheus_client import start_http_server
+
+    metrics = metrics or ShipperMetrics()
+    settings = config.shipper
+    server = None
+    if settings.metrics_port is not None:
+        server, _thread = start_http_server(
+            settings.metrics_port, settings.metrics_host, registry=metrics.registry
+        )
+        port = int(server.server_address[1])
+        log.info("shipper metrics on http://%s:%d/metrics", settings.metrics_host, port)
+        if on_metrics_port is not None:
+            on_metrics_port(port)
+    try:
+        factory = producer_factory or (lambda: kafka_producer(config.kafka, settings))
+        producer = _connect(factory, stop, settings.retry_backoff_s, settings.retry_backoff_max_s)
+        if producer is None:
+            return
+        shipper = Shipper(settings, config.topics.broker_logs, producer, metrics=metrics)
+        log.info(
+            "shipping %d file pattern(s) of %d broker(s) to topic %s",
+            sum(len(b.files) for b in settings.brokers),
+            len(settings.brokers),
+            config.topics.broker_logs,
+        )
+        shipper.run(stop)
+    finally:
+        if server is not None:
+            server.shutdown()
+            server.server_close()
+
+
+def _connect(
+    factory: Callable[[], ProducerLike], stop: threading.Event, backoff_s: float, max_s: float
+) -> ProducerLike | None:
+    delay = backoff_s
+    while not stop.is_set():
+        try:
+            return factory()
+        except Exception as exc:  # NoBrokersAvailable, DNS, TLS...: Kafka may come later
+            log.warning("cannot connect to Kafka (%s: %s): retrying in %.1f s",
+                        type(exc).__name__, exc, delay)  # fmt: skip
+            stop.wait(delay)
+            delay = min(max_s, delay * 2)
+    return None
