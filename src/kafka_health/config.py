@@ -14,14 +14,16 @@ import types
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import yaml
 
 from kafka_health.errors import ConfigError, ConfigProblem
 
 REDACTED = "<redacted>"
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -138,6 +140,109 @@ class TopicsConfig:
                 problems.append(
                     ConfigProblem(f"{path}.{f.name}", f"{name!r} is not a legal Kafka topic name")
                 )
+        return problems
+
+
+@dataclass(frozen=True)
+class CanaryConfig:
+    """``kafka-health canary``: probes of every partition of ``topics.canary``, and its topic.
+
+    Zero means "automatic" for ``partitions`` (one per live broker), ``replication_factor``
+    (min(3, brokers)), ``min_insync_replicas`` (replication factor - 1, at least 1) and
+    ``expected_brokers`` (the brokers the current assignment uses: never reassign replicas away
+    from a broker that is only restarting).
+    """
+
+    id: str = "kafka-health-canary"
+    interval_s: float = 1.0
+    send_timeout_s: float = 10.0
+    acks1_probe: bool = False
+    partitions: int = 0
+    replication_factor: int = 0
+    min_insync_replicas: int = 0
+    expected_brokers: int = 0
+    manage_topic: bool = True
+    manage_interval_s: float = 60.0
+    state_dir: str = "var/canary"
+    sequence_block: int = 1000
+    buffer_max_bytes: int = 64 * 1024 * 1024
+    buffer_segment_bytes: int = 1024 * 1024
+    results_partitions: int = 3
+    cluster_state: bool = True
+    """Run the cluster-state prober in the canary's process too."""
+    metrics_host: str = "0.0.0.0"
+    metrics_port: int | None = 9310
+    """Port of the canary's own /metrics endpoint; 0 picks a free one, null turns it off."""
+
+    def check(self, path: str) -> list[ConfigProblem]:
+        problems = []
+        if not re.fullmatch(r"[A-Za-z0-9_.-]{1,100}", self.id):
+            problems.append(ConfigProblem(f"{path}.id", "1 to 100 letters, digits, _ . -"))
+        if not 0.05 <= self.interval_s <= 3600:
+            problems.append(ConfigProblem(f"{path}.interval_s", "must be 0.05 to 3600"))
+        if not 0.1 <= self.send_timeout_s <= 120:
+            problems.append(ConfigProblem(f"{path}.send_timeout_s", "must be 0.1 to 120"))
+        if self.manage_interval_s <= 0:
+            problems.append(ConfigProblem(f"{path}.manage_interval_s", "must be positive"))
+        for name in ("partitions", "replication_factor", "min_insync_replicas", "expected_brokers"):
+            if getattr(self, name) < 0:
+                problems.append(ConfigProblem(f"{path}.{name}", "must be 0 (automatic) or more"))
+        if self.replication_factor > 0 and self.min_insync_replicas > self.replication_factor:
+            problems.append(
+                ConfigProblem(f"{path}.min_insync_replicas", "must not exceed replication_factor")
+            )
+        if self.sequence_block < 1:
+            problems.append(ConfigProblem(f"{path}.sequence_block", "must be at least 1"))
+        if self.buffer_segment_bytes < 4096:
+            problems.append(ConfigProblem(f"{path}.buffer_segment_bytes", "must be at least 4096"))
+        if self.buffer_max_bytes < 2 * self.buffer_segment_bytes:
+            problems.append(
+                ConfigProblem(
+                    f"{path}.buffer_max_bytes", "must be at least twice buffer_segment_bytes"
+                )
+            )
+        if self.results_partitions < 1:
+            problems.append(ConfigProblem(f"{path}.results_partitions", "must be at least 1"))
+        if not self.state_dir.strip():
+            problems.append(ConfigProblem(f"{path}.state_dir", "is required"))
+        if self.metrics_port is not None and not 0 <= self.metrics_port <= 65535:
+            problems.append(ConfigProblem(f"{path}.metrics_port", "must be 0 to 65535 or null"))
+        return problems
+
+
+@dataclass(frozen=True)
+class ClusterStateConfig:
+    """The cluster-state prober: every ``interval_s``, one record per partition and broker.
+
+    ``topics_regex`` must match a whole topic name; partitions are described
+    ``page_partitions`` at a time, so memory stays bounded however large the cluster.
+    """
+
+    interval_s: float = 10.0
+    topics_regex: str = ".*"
+    include_internal: bool = True
+    page_partitions: int = 2000
+    topic_partitions: int = 1
+    """Partitions of ``topics.cluster_state`` when the canary creates it; with one, a
+    snapshot's records stay in order (its closing record comes last)."""
+    metrics_host: str = "0.0.0.0"
+    metrics_port: int | None = 9311
+    """/metrics of ``kafka-health cluster-state`` (the canary serves its own port)."""
+
+    def check(self, path: str) -> list[ConfigProblem]:
+        problems = []
+        if not 0.5 <= self.interval_s <= 86400:
+            problems.append(ConfigProblem(f"{path}.interval_s", "must be 0.5 to 86400"))
+        try:
+            re.compile(self.topics_regex)
+        except re.error as exc:
+            problems.append(ConfigProblem(f"{path}.topics_regex", f"not a valid regex: {exc}"))
+        if not 1 <= self.page_partitions <= 100_000:
+            problems.append(ConfigProblem(f"{path}.page_partitions", "must be 1 to 100000"))
+        if self.topic_partitions < 1:
+            problems.append(ConfigProblem(f"{path}.topic_partitions", "must be at least 1"))
+        if self.metrics_port is not None and not 0 <= self.metrics_port <= 65535:
+            problems.append(ConfigProblem(f"{path}.metrics_port", "must be 0 to 65535 or null"))
         return problems
 
 
@@ -313,15 +418,257 @@ class ShipperConfig:
 
 
 @dataclass(frozen=True)
+class JobConfig:
+    """The streaming health job: windows, thresholds of its stateful signals, supervision."""
+
+    window_s: float = 60.0
+    slide_s: float = 10.0
+    watermark_s: float = 30.0
+    trigger_interval_s: float = 10.0
+    starting_offsets: Literal["latest", "earliest"] = "latest"
+    max_offsets_per_trigger: int = 500_000
+    latency_accuracy: int = 10_000
+    canary_silence_s: float = 30.0
+    loss_grace_s: float = 60.0
+    loss_report_window_s: float = 900.0
+    coordinator_load_stuck_s: float = 300.0
+    log_silence_s: float = 300.0
+    isr_expire_after_s: float = 60.0
+    session_timeout_ms: int = 18_000
+    session_timeout_ms_by_broker: dict[str, int] = field(default_factory=dict)
+    restart_backoff_initial_s: float = 2.0
+    restart_backoff_max_s: float = 60.0
+    stop_timeout_s: float = 30.0
+
+    def check(self, path: str) -> list[ConfigProblem]:
+        problems = []
+        positive = ("window_s", "slide_s", "trigger_interval_s", "canary_silence_s",
+                    "loss_grace_s", "loss_report_window_s", "coordinator_load_stuck_s",
+                    "log_silence_s", "isr_expire_after_s", "restart_backoff_initial_s",
+                    "restart_backoff_max_s", "stop_timeout_s")  # fmt: skip
+        for name in positive:
+            if getattr(self, name) <= 0:
+                problems.append(ConfigProblem(f"{path}.{name}", "must be positive"))
+        if self.watermark_s < 0:
+            problems.append(ConfigProblem(f"{path}.watermark_s", "must not be negative"))
+        if self.slide_s > self.window_s:
+            problems.append(ConfigProblem(f"{path}.slide_s", "must not exceed window_s"))
+        if self.max_offsets_per_trigger < 1 or self.latency_accuracy < 1:
+            problems.append(
+                ConfigProblem(path, "max_offsets_per_trigger and latency_accuracy must be >= 1")
+            )
+        if self.session_timeout_ms < 1000:
+            problems.append(ConfigProblem(f"{path}.session_timeout_ms", "must be >= 1000"))
+        for broker, timeout in self.session_timeout_ms_by_broker.items():
+            if not broker.isdigit() or timeout < 1000:
+                problems.append(
+                    ConfigProblem(
+                        f"{path}.session_timeout_ms_by_broker.{broker}",
+                        "keys are broker ids, values >= 1000 ms",
+                    )
+                )
+        if self.restart_backoff_max_s < self.restart_backoff_initial_s:
+            problems.append(
+                ConfigProblem(
+                    f"{path}.restart_backoff_max_s", "must be >= restart_backoff_initial_s"
+                )
+            )
+        return problems
+
+
+# --------------------------------------------------------------------------------------------
+# Alerting (issue 7): the alert service, its receivers, silences and the /metrics exporter.
+# The rules themselves are in their own file (``alerting.rules_file``, conf/alerts.yaml).
+
+AlertFormat = Literal["alertmanager", "pagerduty", "slack"]
+Severity = Literal["critical", "warning", "info"]
+
+
+def _check_matchers(matchers: list[str], path: str) -> list[ConfigProblem]:
+    from kafka_health.alerting.silence import parse_matcher  # no cycle: silence imports no config
+
+    problems = []
+    for i, text in enumerate(matchers):
+        try:
+            parse_matcher(text)
+        except ValueError as exc:
+            problems.append(ConfigProblem(f"{path}[{i}]", str(exc)))
+    return problems
+
+
+@dataclass(frozen=True)
+class ReceiverConfig:
+    """Where notifications go: a URL, a payload format, which alerts (routing), how to retry.
+
+    Routing: an alert goes to every receiver whose ``severities`` (empty: all) contain its
+    severity and whose ``matchers`` (``label="value"``, ``!=``, ``=~``, ``!~``) all match.
+    """
+
+    name: str = ""
+    url: str = ""
+    format: AlertFormat = "alertmanager"
+    severities: list[Severity] = field(default_factory=list)
+    matchers: list[str] = field(default_factory=list)
+    send_resolved: bool = True
+    bearer_token: Secret | None = None
+    hmac_secret: Secret | None = None
+    """Signs ``<timestamp>.<body>`` with HMAC-SHA256 into ``X-Kafka-Health-Signature``."""
+    routing_key: Secret | None = None
+    """PagerDuty Events API v2 integration key (format: pagerduty)."""
+    timeout_s: float = 10.0
+    backoff_initial_s: float = 1.0
+    backoff_max_s: float = 60.0
+    jitter: float = 0.2
+    retry_after_max_s: float = 600.0
+    give_up_after_s: float = 86400.0
+    max_alerts: int = 0
+    """At most this many alerts in one payload (0: all); the rest are counted as truncated."""
+
+    def check(self, path: str) -> list[ConfigProblem]:
+        problems = []
+        if not re.fullmatch(r"[A-Za-z0-9_.-]{1,64}", self.name):
+            problems.append(ConfigProblem(f"{path}.name", "1 to 64 letters, digits, _ . -"))
+        if not re.fullmatch(r"https?://[^\s/]+(/\S*)?", self.url):
+            problems.append(ConfigProblem(f"{path}.url", f"{self.url!r} is not an http(s) URL"))
+        if self.format == "pagerduty" and self.routing_key is None:
+            problems.append(ConfigProblem(f"{path}.routing_key", "required by format pagerduty"))
+        for name in ("bearer_token", "hmac_secret", "routing_key"):
+            secret = getattr(self, name)
+            if secret is not None:
+                problems.extend(secret.check(f"{path}.{name}"))
+        problems.extend(_check_matchers(self.matchers, f"{path}.matchers"))
+        for name in ("timeout_s", "backoff_initial_s", "give_up_after_s"):
+            if getattr(self, name) <= 0:
+                problems.append(ConfigProblem(f"{path}.{name}", "must be positive"))
+        if self.backoff_max_s < self.backoff_initial_s:
+            problems.append(
+                ConfigProblem(f"{path}.backoff_max_s", "must be at least backoff_initial_s")
+            )
+        if not 0 <= self.jitter <= 1:
+            problems.append(ConfigProblem(f"{path}.jitter", "must be 0 to 1"))
+        if self.retry_after_max_s < 0 or self.max_alerts < 0:
+            name = "retry_after_max_s" if self.retry_after_max_s < 0 else "max_alerts"
+            problems.append(ConfigProblem(f"{path}.{name}", "must not be negative"))
+        return problems
+
+
+@dataclass(frozen=True)
+class SilenceConfig:
+    """A silence written in the config: alerts matching every matcher are not notified."""
+
+    matchers: list[str] = field(default_factory=list)
+    starts_at: str = ""
+    """ISO 8601 time, quoted in YAML (empty: already started)."""
+    ends_at: str = ""
+    comment: str = ""
+    created_by: str = "config"
+
+    def check(self, path: str) -> list[ConfigProblem]:
+        problems = []
+        if not self.matchers:
+            problems.append(ConfigProblem(f"{path}.matchers", "list at least one matcher"))
+        problems.extend(_check_matchers(self.matchers, f"{path}.matchers"))
+        for name in ("starts_at", "ends_at"):
+            value = getattr(self, name)
+            if not value and name == "starts_at":
+                continue
+            try:
+                datetime.fromisoformat(value)
+            except ValueError:
+                problems.append(
+                    ConfigProblem(f"{path}.{name}", f"{value!r} is not an ISO 8601 time")
+                )
+        return problems
+
+
+@dataclass(frozen=True)
+class ExporterConfig:
+    """The Prometheus /metrics endpoint of the job's driver, and an optional Pushgateway."""
+
+    host: str = "0.0.0.0"
+    port: int | None = 9308
+    """0 picks a free port, null turns the endpoint off."""
+    max_series_per_signal: int = 2000
+    pushgateway_url: str = ""
+    push_interval_s: float = 15.0
+    push_job: str = "kafka-health"
+
+    def check(self, path: str) -> list[ConfigProblem]:
+        problems = []
+        if self.port is not None and not 0 <= self.port <= 65535:
+            problems.append(ConfigProblem(f"{path}.port", "must be 0 to 65535 or null"))
+        if self.max_series_per_signal < 1:
+            problems.append(ConfigProblem(f"{path}.max_series_per_signal", "must be at least 1"))
+        if self.pushgateway_url and not re.fullmatch(r"https?://\S+", self.pushgateway_url):
+            problems.append(ConfigProblem(f"{path}.pushgateway_url", "is not an http(s) URL"))
+        if self.push_interval_s <= 0:
+            problems.append(ConfigProblem(f"{path}.push_interval_s", "must be positive"))
+        return problems
+
+
+@dataclass(frozen=True)
+class AlertingConfig:
+    """The alert service on the job's driver: rules, lifecycle timing, receivers, silences.
+
+    Grouping: alerts with the same ``group_by`` labels (one broker) make one notification,
+    sent ``group_wait_s`` after the group's first alert, updates at most every
+    ``group_interval_s``, and a reminder every ``repeat_interval_s`` while still firing.
+    """
+
+    enabled: bool = True
+    rules_file: str = "conf/alerts.yaml"
+    state_dir: str = "var/alerting"
+    tick_s: float = 5.0
+    signal_ttl_s: float = 180.0
+    """A signal series not reported again for this long is gone (its alert may resolve)."""
+    group_by: list[str] = field(default_factory=lambda: ["broker_id"])
+    group_wait_s: float = 10.0
+    group_interval_s: float = 30.0
+    repeat_interval_s: float = 14400.0
+    resolved_retention_s: float = 86400.0
+    maintenance_window_s: float = 900.0
+    """How long a broker that logged a controlled shutdown is in maintenance."""
+    external_url: str = ""
+    receivers: list[ReceiverConfig] = field(default_factory=list)
+    silences: list[SilenceConfig] = field(default_factory=list)
+    exporter: ExporterConfig = field(default_factory=ExporterConfig)
+
+    def check(self, path: str) -> list[ConfigProblem]:
+        problems = []
+        positive = ("tick_s", "signal_ttl_s", "group_interval_s", "repeat_interval_s")
+        for name in positive:
+            if getattr(self, name) <= 0:
+                problems.append(ConfigProblem(f"{path}.{name}", "must be positive"))
+        for name in ("group_wait_s", "resolved_retention_s", "maintenance_window_s"):
+            if getattr(self, name) < 0:
+                problems.append(ConfigProblem(f"{path}.{name}", "must not be negative"))
+        for name in ("rules_file", "state_dir"):
+            if not getattr(self, name).strip():
+                problems.append(ConfigProblem(f"{path}.{name}", "is required"))
+        names = [r.name for r in self.receivers]
+        for i, name in enumerate(names):
+            if name and names.index(name) != i:
+                problems.append(ConfigProblem(f"{path}.receivers[{i}].name", f"{name!r} repeated"))
+        for i, label in enumerate(self.group_by):
+            if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", label):
+                problems.append(ConfigProblem(f"{path}.group_by[{i}]", "not a label name"))
+        return problems
+
+
+@dataclass(frozen=True)
 class MonitorConfig:
     """The whole configuration."""
 
     cluster_name: str = "local"
     kafka: KafkaConfig = field(default_factory=KafkaConfig)
     topics: TopicsConfig = field(default_factory=TopicsConfig)
+    canary: CanaryConfig = field(default_factory=CanaryConfig)
+    cluster_state: ClusterStateConfig = field(default_factory=ClusterStateConfig)
     spark: SparkConfig = field(default_factory=SparkConfig)
+    job: JobConfig = field(default_factory=JobConfig)
     devcluster: DevClusterConfig = field(default_factory=DevClusterConfig)
     shipper: ShipperConfig = field(default_factory=ShipperConfig)
+    alerting: AlertingConfig = field(default_factory=AlertingConfig)
 
     def check(self, path: str) -> list[ConfigProblem]:
         if not re.fullmatch(r"[A-Za-z0-9_.-]+", self.cluster_name):
@@ -367,6 +714,16 @@ def from_mapping(raw: Any) -> MonitorConfig:
         raise ConfigError(problems)
     assert isinstance(config, MonitorConfig)
     return config
+
+
+def parse_section(tp: type[T], raw: Any, path: str = "") -> T:
+    """Validate parsed YAML of a separate file (e.g. the alert rules) into dataclass ``tp``."""
+    problems: list[ConfigProblem] = []
+    section = _build(tp, raw, path, problems)
+    if problems:
+        raise ConfigError(problems)
+    assert isinstance(section, tp)
+    return section
 
 
 def _join(path: str, key: str) -> str:

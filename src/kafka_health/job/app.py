@@ -46,6 +46,7 @@ class MonitorJob:
         spark: SparkSession,
         config: MonitorConfig,
         sinks: Iterable[SignalSink] = (),
+        only: Iterable[str] | None = None,
     ) -> None:
         self.spark = spark
         self.config = config
@@ -58,7 +59,9 @@ class MonitorJob:
         spark.conf.set("spark.sql.streaming.stopTimeout", interval_ms(config.job.stop_timeout_s))
         self._listener = make_listener(self.health)
         spark.streams.addListener(self._listener)
-        self.supervisor = Supervisor(self.query_definitions(), config.job, self.health)
+        wanted = None if only is None else set(only)
+        definitions = [d for d in self.query_definitions() if wanted is None or d.name in wanted]
+        self.supervisor = Supervisor(definitions, config.job, self.health)
 
     # ------------------------------------------------------------------ queries
 

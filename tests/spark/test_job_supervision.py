@@ -1,0 +1,102 @@
+"""Kafka killed under the running job: it stays up, reports the outage, resumes without
+double counting."""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kafka_health.config import KafkaClientConfig
+from kafka_health.job.app import MonitorJob
+from kafka_health.model import labels
+from tests.spark.job_support import by_name, create_topics, job_config, produce
+from tests.spark.test_job_canary_signals import outcome, slot_start
+
+pytestmark = [pytest.mark.integration, pytest.mark.spark]
+
+
+def wait_for(condition: Callable[[], bool], timeout_s: float, what: str) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.5)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def test_kafka_outage_is_reported_and_counting_resumes_exactly(
+    local_cluster: Any, spark: Any, tmp_path: Path
+) -> None:
+    cluster = local_cluster(brokers=1)
+
+    class Target:
+        config = dataclasses.replace(
+            dataclasses.replace(
+                __import__("kafka_health.config", fromlist=["MonitorConfig"]).MonitorConfig(),
+            ).with_bootstrap(cluster.bootstrap_servers),
+        )
+
+    base_config = Target.config
+    base_config = dataclasses.replace(
+        base_config,
+        kafka=dataclasses.replace(
+            base_config.kafka, client=KafkaClientConfig(request_timeout_s=5.0)
+        ),
+    )
+
+    class Under:
+        config = base_config
+
+    config = job_config(
+        Under, tmp_path, trigger_interval_s=1.0, restart_backoff_initial_s=1.0,
+        restart_backoff_max_s=4.0, window_s=600.0, slide_s=600.0,
+    )  # fmt: skip
+    create_topics(config, partitions=1)
+    base = slot_start(600.0) + 1000
+
+    def results(first: int, count: int) -> list[tuple[bytes, bytes, int]]:
+        return [
+            (o.key, o.encode(), 0)
+            for o in (
+                outcome(config.topics.canary, 0, s, base + s) for s in range(first, first + count)
+            )
+        ]
+
+    produce(config, config.topics.canary_results, results(0, 100))
+    job = MonitorJob(spark, config, only=["write_path"])
+    stop = threading.Event()
+    runner = threading.Thread(target=job.run, args=(stop,), daemon=True)
+    runner.start()
+    try:
+
+        def sends() -> float:
+            found = by_name(job.board.signals(), "canary_sends").get(labels())
+            return found.value if found else 0.0
+
+        def unreachable() -> bool:
+            found = by_name(job.health.signals(), "job_kafka_unreachable")
+            return found.get(labels(query="write_path")) is not None and (
+                found[labels(query="write_path")].value == 1.0
+            )
+
+        wait_for(lambda: sends() == 100, 180, "the first 100 results")
+        cluster.kill_broker(1)
+        wait_for(unreachable, 300, "the outage to be reported")
+        assert runner.is_alive(), "the job stays up while Kafka is down"
+        cluster.start_broker(1)
+        produce(config, config.topics.canary_results, results(100, 50))
+        wait_for(lambda: sends() == 150, 300, "counting to resume")
+        assert not unreachable()
+        time.sleep(3)  # a few more triggers: nothing is counted twice
+        assert sends() == 150
+        assert job.health.query("write_path").restarts_total >= 1
+    finally:
+        stop.set()
+        runner.join(timeout=120)
+    assert not runner.is_alive(), "SIGTERM-like stop ends the job"
