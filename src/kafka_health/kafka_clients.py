@@ -57,6 +57,9 @@ def spark_kafka_options(kafka: KafkaConfig) -> dict[str, str]:
         "kafka.bootstrap.servers": ",".join(kafka.bootstrap_servers),
         "kafka.security.protocol": client.security_protocol,
         "kafka.request.timeout.ms": str(int(client.request_timeout_s * 1000)),
+        # Spark's offset lookups block for this long per retry when the cluster is down; the
+        # same bound as requests makes an outage visible (ClusterUnreachable) within minutes.
+        "kafka.default.api.timeout.ms": str(int(client.request_timeout_s * 1000)),
     }
     if client.sasl_mechanism is not None:
         assert client.sasl_password is not None and client.sasl_username is not None
