@@ -4,6 +4,6 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from kafka_health.commands import check_config, demo, dev_cluster, fetch_jars, ship_logs
+from kafka_health.commands import check_config, demo, dev_cluster, fetch_jars, parse, ship_logs
 
-COMMANDS: list[ModuleType] = [check_config, dev_cluster, demo, fetch_jars, ship_logs]
+COMMANDS: list[ModuleType] = [check_config, dev_cluster, demo, fetch_jars, ship_logs, parse]

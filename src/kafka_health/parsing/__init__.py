@@ -1,0 +1,13 @@
+"""Broker and GC log parsing as Spark-native expressions.
+
+- :mod:`~kafka_health.parsing.patterns`: the one table of wordings, each with its source.
+- :mod:`~kafka_health.parsing.envelope`: Kafka records (raw lines or JSON envelopes) -> entries.
+- :mod:`~kafka_health.parsing.events`: entries -> events (built-in Spark functions only).
+- :mod:`~kafka_health.parsing.deadletter`: the rows set aside, with their source offsets.
+- :mod:`~kafka_health.parsing.offline`: files (plain or .gz) -> entries, for ``kafka-health parse``.
+- :mod:`~kafka_health.parsing.reference`: the same table run by Python's ``re`` (tests, benchmark).
+"""
+
+from kafka_health.parsing.patterns import ALL_PATTERNS, EVENT_TYPES, EventPattern
+
+__all__ = ["ALL_PATTERNS", "EVENT_TYPES", "EventPattern"]

@@ -1,0 +1,167 @@
+"""Kafka records of a broker-log topic -> log entries, with Spark SQL functions only.
+
+A record's value is either the raw log entry (the key then holds a broker id or a host name) or
+a JSON envelope: the project's shipper (``kafka-health/log/v1``), Filebeat, Fluent Bit, Vector
+or an rsyslog ``omkafka`` JSON template. Which JSON paths hold the message, broker id, host,
+file and kind is configured (:class:`~kafka_health.config.EnvelopeFieldsConfig`).
+
+Bad records are never dropped silently: each gets a ``bad_reason`` (``empty``, ``oversize``,
+``not_utf8``, ``binary``, ``bad_json``, ``no_message``) and keeps its source offset.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from kafka_health.config import ParsingConfig
+
+if TYPE_CHECKING:
+    from pyspark.sql import Column, DataFrame
+
+# C0 control characters other than tab, newline, carriage return and ESC (ANSI colours).
+BINARY = r"[\x00-\x08\x0B\x0C\x0E-\x1A\x1C-\x1F\x7F]"
+# Log kind from a file name: server.log, controller.log.2026-11-22-10, kafkaServer-gc.log.0
+KIND_FROM_FILE = (
+    r"(?:^|/)(?:(server|controller|state-change)\.log|[^/]*(gc)[^/]*\.log)(?:[.\d-]*)?$"
+)
+SOURCE_COLUMNS = {
+    "topic": "source_topic",
+    "partition": "source_partition",
+    "offset": "source_offset",
+    "timestamp": "source_timestamp",
+    "key": "source_key",
+    "value": "source_value",
+}
+
+
+def json_path(doc: Column, path: str) -> Column:
+    """The scalar at dotted ``path`` of a parsed ``map<string,string>`` JSON object, or null.
+
+    The top level is a map lookup (parsed once per record); deeper levels read the nested
+    object's JSON text. Objects and arrays are not scalars and give null.
+    """
+    from pyspark.sql import functions as F
+
+    first, *rest = path.split(".")
+    value = F.element_at(doc, F.lit(first))
+    if rest:
+        value = F.get_json_object(value, "$." + ".".join(rest))
+    return F.when(~F.ltrim(value).rlike(r"^[\[{]"), value)
+
+
+def first_path(doc: Column, paths: list[str]) -> Column:
+    """The first non-empty scalar among ``paths``."""
+    from pyspark.sql import functions as F
+
+    if not paths:
+        return F.lit(None).cast("string")
+    found = [F.when(json_path(doc, p) != "", json_path(doc, p)) for p in paths]
+    return F.coalesce(*found) if len(found) > 1 else found[0]
+
+
+def kind_from_file(file: Column) -> Column:
+    """server / controller / state-change / gc from a log file name; null when unknown."""
+    from pyspark.sql import functions as F
+
+    named = F.regexp_extract(file, KIND_FROM_FILE, 1)
+    gc = F.regexp_extract(file, KIND_FROM_FILE, 2)
+    return F.when(named != "", named).when(gc != "", "gc")
+
+
+def envelope_name(doc: Column) -> Column:
+    """Which shipper wrote a JSON envelope, as far as its fields tell."""
+    from pyspark.sql import functions as F
+
+    def has(key: str) -> Column:
+        return F.element_at(doc, F.lit(key)).isNotNull()
+
+    return (
+        F.when(F.element_at(doc, F.lit("schema")).startswith("kafka-health/log/"), "kafka-health")
+        .when(has("@metadata") | has("agent") | has("ecs"), "filebeat")
+        .when(has("source_type"), "vector")
+        .when(has("syslogtag") | has("syslog-tag") | has("programname"), "rsyslog")
+        .when(has("log") & ~has("message"), "fluent-bit")
+        .otherwise("json")
+    )
+
+
+def decode_records(records: DataFrame, config: ParsingConfig | None = None) -> DataFrame:
+    """Kafka source rows (key, value, topic, partition, offset, timestamp) -> entries.
+
+    Output: ``message``, ``broker_id``, ``host``, ``file``, ``kind``, ``envelope``,
+    ``bad_reason``, ``n_lines`` and the source columns renamed ``source_*``.
+    """
+    from pyspark.sql import functions as F
+
+    config = config or ParsingConfig()
+    fields = config.fields
+    df = records
+    for old, new in SOURCE_COLUMNS.items():
+        if old in df.columns:
+            df = df.withColumnRenamed(old, new)
+    value = F.col("source_value")
+    key = (
+        F.col("source_key").cast("string")
+        if "source_key" in df.columns
+        else F.lit(None).cast("string")
+    )
+    size = F.coalesce(F.octet_length(value), F.lit(0))
+    text = F.when(size <= config.max_entry_bytes, value.cast("string"))
+    df = df.withColumns({"_size": size, "_text": text})
+    t = F.col("_text")
+    pre_bad = (
+        F.when(F.col("_size") == 0, "empty")
+        .when(F.col("_size") > config.max_entry_bytes, "oversize")
+        .when(~F.expr("is_valid_utf8(_text)"), "not_utf8")
+        .when(t.rlike(BINARY), "binary")
+    )
+    is_json = F.ltrim(t).startswith("{")
+    df = df.withColumns({"_pre_bad": pre_bad, "_is_json": is_json})
+    doc = F.when(
+        F.col("_pre_bad").isNull() & F.col("_is_json"),
+        F.from_json(F.col("_text"), "map<string,string>"),
+    )
+    df = df.withColumn("_doc", doc)
+    d = F.col("_doc")
+    is_json_ok = F.col("_is_json") & d.isNotNull()
+    json_message = first_path(d, fields.message)
+    message = (
+        F.when(F.col("_pre_bad").isNotNull(), F.lit(None).cast("string"))
+        .when(F.col("_is_json"), json_message)
+        .otherwise(t)
+    )
+    bad = F.coalesce(
+        F.col("_pre_bad"),
+        F.when(F.col("_is_json") & d.isNull(), "bad_json"),
+        F.when(is_json_ok & json_message.isNull(), "no_message"),
+    )
+    key_is_id = key.rlike(r"^\s*\d+\s*$")
+    if config.record_key == "broker_id":
+        key_broker, key_host = key, F.lit(None).cast("string")
+    elif config.record_key == "host":
+        key_broker, key_host = F.lit(None).cast("string"), key
+    elif config.record_key == "none":
+        key_broker = key_host = F.lit(None).cast("string")
+    else:
+        key_broker, key_host = F.when(key_is_id, F.trim(key)), F.when(~key_is_id, key)
+    file = F.when(is_json_ok, first_path(d, fields.file))
+    kind = F.coalesce(F.lower(F.when(is_json_ok, first_path(d, fields.kind))), kind_from_file(file))
+    df = df.withColumns(
+        {
+            "message": message,
+            "bad_reason": bad,
+            "broker_id": F.coalesce(
+                F.when(is_json_ok, first_path(d, fields.broker_id)), key_broker
+            ),
+            "host": F.coalesce(F.when(is_json_ok, first_path(d, fields.host)), key_host),
+            "file": file,
+            "kind": kind,
+            "envelope": F.when(is_json_ok, envelope_name(d)).when(
+                F.col("_pre_bad").isNull() & ~F.col("_is_json"), "raw"
+            ),
+        }
+    )
+    msg = F.coalesce(F.col("message"), F.lit(""))
+    n_lines = F.greatest(F.lit(1), F.size(F.split(msg, "\n")))
+    df = df.withColumn("n_lines", n_lines)
+    return df.drop("_size", "_text", "_pre_bad", "_is_json", "_doc")

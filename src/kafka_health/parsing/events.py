@@ -1,0 +1,355 @@
+"""Entries -> events, with Spark's built-in functions only (no Python UDF on the record path).
+
+Input: a DataFrame of log entries with a ``message`` column (one whole entry, continuation lines
+joined with ``"\\n"``) and optionally ``kind``, ``broker_id``, ``file``, ``line``, ``n_lines``,
+``bad_reason`` and ``source_timestamp``; other columns pass through.
+
+Output: the same rows with ``outcome`` (``event``, ``malformed`` or ``unrecognised``),
+``reason`` (why a row is not an event: ``no_event``, ``continuation``, ``unknown_format`` or a
+bad-input reason; for ``malformed`` the event it looked like), ``type`` and the event fields
+(:data:`EVENT_FIELDS`). The same expressions serve the streaming job and ``kafka-health parse``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Literal
+
+from kafka_health.config import ParsingConfig
+from kafka_health.parsing import patterns as P
+
+if TYPE_CHECKING:
+    from pyspark.sql import Column, DataFrame
+
+Kind = Literal["auto", "kafka", "gc"]
+
+# Output fields in JSON order (after type, file, line).
+EVENT_FIELDS: tuple[str, ...] = (
+    "ts",
+    "broker_id",
+    "level",
+    "topic",
+    "partition",
+    "isr_before",
+    "isr_after",
+    "leader",
+    "leader_epoch",
+    "min_isr",
+    "isr_size",
+    "session_id",
+    "subject_broker_id",
+    "pause_s",
+    "heap_before_mb",
+    "heap_after_mb",
+    "heap_total_mb",
+    "cause",
+    "collector",
+    "uptime_s",
+)
+BAD_INPUT_REASONS = ("empty", "not_utf8", "binary", "oversize", "bad_json", "no_message")
+KAFKA_KINDS = ("server", "controller", "state-change")
+
+
+def _empty_to_null(col: Column) -> Column:
+    from pyspark.sql import functions as F
+
+    return F.when(col != "", col)
+
+
+def _int(col: Column) -> Column:
+    return col.try_cast("int")
+
+
+def _isr_list(col: Column) -> Column:
+    """ "3,1,4", "[1, 2]", "Set(3, 1)" -> array<int>; null stays null."""
+    from pyspark.sql import functions as F
+
+    digits = F.split(F.regexp_replace(col, r"[^0-9,]", ""), ",")
+    return F.when(
+        col.isNotNull(), F.transform(F.filter(digits, lambda x: x != ""), lambda x: x.cast("int"))
+    )
+
+
+def _heap_mb(col: Column) -> Column:
+    """ "8071M", "272640K", "5649.6M", "0.0B", "1,5G" -> megabytes (double)."""
+    from pyspark.sql import functions as F
+
+    number = F.regexp_replace(F.regexp_extract(col, r"^([\d.,]+)", 1), ",", ".").try_cast("double")
+    unit = F.regexp_extract(col, r"([BKMG])$", 1)
+    factor = (
+        F.when(unit == "B", 1 / 1048576.0)
+        .when(unit == "K", 1 / 1024.0)
+        .when(unit == "M", 1.0)
+        .when(unit == "G", 1024.0)
+    )
+    return F.round(number * factor, 3)
+
+
+def _seconds(value: Column, unit: Column) -> Column:
+    """A duration figure and its unit (secs, s, ms, us, ns) -> seconds (double)."""
+    from pyspark.sql import functions as F
+
+    number = F.regexp_replace(value, ",", ".").try_cast("double")
+    factor = (
+        F.when(unit.isin("secs", "s"), 1.0)
+        .when(unit == "ms", 1e-3)
+        .when(unit == "us", 1e-6)
+        .when(unit == "ns", 1e-9)
+    )
+    return F.round(number * factor, 9)
+
+
+def _iso_ts(head: Column) -> Column:
+    """The entry's own timestamp as ISO 8601 text, with its offset when the log has one."""
+    from pyspark.sql import functions as F
+
+    date = F.regexp_extract(head, P.TIMESTAMP, 1)
+    time = F.regexp_extract(head, P.TIMESTAMP, 2)
+    frac = F.regexp_extract(head, P.TIMESTAMP, 3)
+    zone = F.regexp_extract(head, P.TIMESTAMP, 4)
+    offset = (
+        F.when(zone == "", "")
+        .when(zone == "Z", "Z")
+        .otherwise(F.regexp_replace(zone, r"^([+-]\d\d):?(\d\d)$", "$1:$2"))
+    )
+    fraction = F.when(frac != "", F.concat(F.lit("."), frac)).otherwise("")
+    return F.when(date != "", F.concat(date, F.lit("T"), time, fraction, offset))
+
+
+def _event_ms(ts: Column, timezone: str) -> Column:
+    """Epoch milliseconds of ``ts``; a timestamp without offset is read in ``timezone``."""
+    from pyspark.sql import functions as F
+
+    has_offset = ts.rlike(r"(Z|[+-]\d\d:\d\d)$")
+    local = F.to_utc_timestamp(F.try_to_timestamp(ts), F.lit(timezone))
+    stamped = F.try_to_timestamp(ts)
+    return F.unix_millis(F.when(has_offset, stamped).otherwise(local))
+
+
+def _group_template(p: P.EventPattern) -> str:
+    """Java replacement text listing a pattern's named groups: "name\x02$n\x01..."."""
+    return "\x01".join(f"{name}\x02${index}" for name, index in p.group_index().items())
+
+
+def _whole_entry(p: P.EventPattern) -> str:
+    """The pattern widened to the whole text, so that regexp_replace keeps only the template."""
+    return rf"^[\s\S]*?(?:{p.java_regex()})[\s\S]*$"
+
+
+def _pick(pid: Column, cases: list[tuple[int, Column]]) -> Column:
+    """CASE pid WHEN i THEN expr_i ... END, null when no case (or no pattern) applies."""
+    from pyspark.sql import functions as F
+
+    if not cases:
+        return F.lit(None).cast("string")
+    expr = F.when(pid == cases[0][0], cases[0][1])
+    for i, value in cases[1:]:
+        expr = expr.when(pid == i, value)
+    return expr
+
+
+def _column_or_null(df: DataFrame, name: str, dtype: str = "string") -> Column:
+    from pyspark.sql import functions as F
+
+    return F.col(name) if name in df.columns else F.lit(None).cast(dtype)
+
+
+def parse_entries(
+    entries: DataFrame,
+    config: ParsingConfig | None = None,
+    kind: Kind = "auto",
+    patterns: tuple[P.EventPattern, ...] = P.ALL_PATTERNS,
+) -> DataFrame:
+    """Classify every entry and extract its event fields (see the module docstring)."""
+    from pyspark.sql import functions as F
+
+    config = config or ParsingConfig()
+    df = entries
+    message = F.coalesce(F.col("message"), F.lit(""))
+    head = F.regexp_replace(F.substring_index(message, "\n", 1), r"\r$", "")
+    body = F.substring(message, 1, config.scan_chars)
+    in_kind = F.lower(_column_or_null(df, "kind"))
+    family = (
+        F.lit(kind)
+        if kind != "auto"
+        else F.when(in_kind == "gc", "gc")
+        .when(in_kind.isin(*KAFKA_KINDS), "kafka")
+        .otherwise("auto")
+    )
+    bad = _column_or_null(df, "bad_reason")
+    df = df.withColumns(
+        {"_head": head, "_body": body, "_family": family, "_bad": bad, "_len": F.length(message)}
+    )
+    h, b, fam = F.col("_head"), F.col("_body"), F.col("_family")
+    is_start = h.rlike(P.ENTRY_START)
+    continued = F.coalesce(_column_or_null(df, "continued", "boolean"), F.lit(False))
+    is_continuation = continued | (~is_start & h.rlike(P.CONTINUATION))
+    usable = F.col("_bad").isNull() & (F.col("_len") > 0) & ~is_continuation
+    df = df.withColumns({"_usable": usable, "_continuation": is_continuation})
+
+    def allowed(p: P.EventPattern) -> Column:
+        return fam != ("gc" if p.family == "kafka" else "kafka")
+
+    def text(p: P.EventPattern) -> Column:
+        return b if p.scope == "entry" else h
+
+    # One cheap pass: does anything look like an event at all? (Most lines do not.)
+    any_trigger = "|".join(f"(?:{t})" for t in dict.fromkeys(p.trigger for p in patterns))
+    df = df.withColumn("_maybe", F.col("_usable") & b.rlike(any_trigger))
+    maybe = F.col("_maybe")
+    pid: Column = F.lit(None).cast("int")
+    for i in reversed(range(len(patterns))):
+        p = patterns[i]
+        pid = F.when(allowed(p) & text(p).rlike(p.java_regex()), F.lit(i)).otherwise(pid)
+    suspect: Column = F.lit(None).cast("string")
+    for p in reversed(patterns):
+        suspect = F.when(allowed(p) & text(p).rlike(p.trigger), F.lit(p.event)).otherwise(suspect)
+    df = df.withColumn("_pid", F.when(maybe, pid))
+    df = df.withColumn("_suspect", F.when(maybe & F.col("_pid").isNull(), suspect))
+    pid_col = F.col("_pid")
+
+    # One regexp_replace per pattern (only the matching one runs) turns the entry into
+    # "name\x02value\x01name\x02value..." of its named groups: one small expression per
+    # pattern instead of one per group, so the generated code stays within the JVM's limits.
+    templates = [(i, p, _group_template(p)) for i, p in enumerate(patterns)]
+    extracted = _pick(
+        pid_col,
+        [
+            (i, F.regexp_replace(text(p), _whole_entry(p), template))
+            for i, p, template in templates
+            if template
+        ],
+    )
+    df = df.withColumn("_groups", F.str_to_map(extracted, F.lit("\x01"), F.lit("\x02")))
+    names = sorted({n for p in patterns for n in p.group_index()})
+
+    def g(name: str) -> Column:
+        if name not in names:
+            return F.lit(None).cast("string")
+        return _empty_to_null(F.element_at(F.col("_groups"), F.lit(name)))
+
+    type_col = _pick(pid_col, [(i, F.lit(p.event)) for i, p in enumerate(patterns)])
+    is_gc = _pick(pid_col, [(i, F.lit(p.family == "gc")) for i, p in enumerate(patterns)])
+    constant_collector = _pick(
+        pid_col, [(i, F.lit(p.collector)) for i, p in enumerate(patterns) if p.collector]
+    )
+    leader_is_self = pid_col.isin(
+        *[i for i, p in enumerate(patterns) if p.name == "leader_change.become_leader"]
+    )
+    tp = F.regexp_replace(g("tp"), r"^[A-Za-z0-9_-]{22}:", "")
+    tp_topic = _empty_to_null(F.regexp_extract(tp, r"^(.+)-(\d+)$", 1))
+    tp_partition = _empty_to_null(F.regexp_extract(tp, r"^(.+)-(\d+)$", 2))
+    line_broker = F.when(~F.coalesce(is_gc, F.lit(False)), _empty_to_null(
+        F.regexp_extract(h, P.LINE_BROKER, 1)))  # fmt: skip
+    broker_id = F.coalesce(_empty_to_null(F.trim(_column_or_null(df, "broker_id"))), line_broker)
+    young_gen_map = F.create_map(*[F.lit(x) for kv in P.YOUNG_GEN_COLLECTOR.items() for x in kv])
+    collector = F.coalesce(
+        constant_collector,
+        F.element_at(young_gen_map, g("young_gen")),
+        F.when(g("cause").startswith("G1 "), F.lit("g1")),
+    )
+    uptime_unified = F.regexp_extract(h, P.UPTIME_UNIFIED, 1)
+    uptime_unit = F.regexp_extract(h, P.UPTIME_UNIFIED, 2)
+    uptime_jdk8 = F.regexp_extract(h, P.UPTIME_JDK8, 1)
+    uptime = F.coalesce(
+        _seconds(_empty_to_null(uptime_unified), uptime_unit),
+        _empty_to_null(uptime_jdk8).try_cast("double"),
+    )
+    ts = _iso_ts(h)
+    level = F.when(~F.coalesce(is_gc, F.lit(False)), _empty_to_null(
+        F.regexp_extract(h, P.LEVEL, 1)))  # fmt: skip
+    isr_set = _isr_list(g("isr_set"))
+    source_ms = (
+        F.unix_millis(F.col("source_timestamp"))
+        if "source_timestamp" in df.columns
+        else F.lit(None).cast("long")
+    )
+    outcome = (
+        F.when(pid_col.isNotNull(), "event")
+        .when(F.col("_suspect").isNotNull(), "malformed")
+        .otherwise("unrecognised")
+    )
+    reason = (
+        F.when(pid_col.isNotNull(), F.lit(None).cast("string"))
+        .when(F.col("_suspect").isNotNull(), F.col("_suspect"))
+        .when(F.col("_bad").isNotNull(), F.col("_bad"))
+        .when(F.col("_len") == 0, "empty")
+        .when(F.col("_continuation"), "continuation")
+        .when(~is_start & (fam != "gc") & (fam != "kafka"), "unknown_format")
+        .otherwise("no_event")
+    )
+    fields = {
+        "outcome": outcome,
+        "reason": reason,
+        "type": type_col,
+        "ts": F.when(pid_col.isNotNull(), ts),
+        "broker_id": broker_id,
+        "level": F.when(pid_col.isNotNull(), level),
+        "topic": F.coalesce(g("topic"), tp_topic),
+        "partition": _int(F.coalesce(g("partition"), tp_partition)),
+        "isr_before": _isr_list(g("isr_before")),
+        "isr_after": _isr_list(g("isr_after")),
+        "leader": F.coalesce(_int(g("leader")), F.when(leader_is_self, _int(line_broker))),
+        "leader_epoch": _int(g("leader_epoch")),
+        "min_isr": _int(g("min_isr")),
+        "isr_size": F.coalesce(_int(g("isr_size")), F.size(isr_set).try_cast("int")),
+        "session_id": g("session_id"),
+        "subject_broker_id": _int(g("subject")),
+        "pause_s": _seconds(g("pause"), g("pause_unit")),
+        "heap_before_mb": _heap_mb(g("heap_before")),
+        "heap_after_mb": _heap_mb(g("heap_after")),
+        "heap_total_mb": _heap_mb(g("heap_total")),
+        "cause": g("cause"),
+        "collector": F.when(pid_col.isNotNull() & is_gc, collector),
+        "uptime_s": F.when(pid_col.isNotNull() & is_gc, uptime),
+        "_using": _empty_to_null(F.regexp_extract(h, P.USING_COLLECTOR, 1)),
+    }
+    df = df.withColumns(fields)
+    df = df.withColumn(
+        "event_ms",
+        F.when(
+            F.col("outcome") == "event",
+            F.coalesce(_event_ms(F.col("ts"), config.log_timezone), source_ms),
+        ),
+    )
+    internal = [c for c in df.columns if c.startswith("_") and c != "_using"]
+    return df.drop(*internal)
+
+
+def events_only(parsed: DataFrame) -> DataFrame:
+    """The rows of :func:`parse_entries` that are events."""
+    from pyspark.sql import functions as F
+
+    return parsed.where(F.col("outcome") == "event")
+
+
+def outcome_counts(parsed: DataFrame) -> DataFrame:
+    """Rows and lines per (outcome, reason, type): what a metrics counter needs, per batch."""
+    from pyspark.sql import functions as F
+
+    lines = F.col("n_lines") if "n_lines" in parsed.columns else F.lit(1)
+    return parsed.groupBy("outcome", "reason", "type").agg(
+        F.count(F.lit(1)).alias("entries"), F.sum(lines).alias("lines")
+    )
+
+
+def with_context_collector(parsed: DataFrame) -> DataFrame:
+    """Fill ``collector`` from the file's last "Using <collector>" line (offline files only)."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    using_map = F.create_map(*[F.lit(x) for kv in P.USING_TO_COLLECTOR.items() for x in kv])
+    window = Window.partitionBy("file").orderBy("line").rowsBetween(Window.unboundedPreceding, 0)
+    seen = F.last(F.col("_using"), ignorenulls=True).over(window)
+    gc_event = F.col("type").isin("full_gc", "young_gc", "gc_failure")
+    return parsed.withColumn(
+        "collector",
+        F.when(gc_event, F.coalesce(F.col("collector"), F.element_at(using_map, seen))),
+    )
+
+
+def json_lines(events: DataFrame) -> DataFrame:
+    """One ``json`` column per event: type, file, line, then the fields (nulls left out)."""
+    from pyspark.sql import functions as F
+
+    leading = [c for c in ("type", "file", "line") if c in events.columns]
+    return events.select(F.to_json(F.struct(*leading, *EVENT_FIELDS)).alias("json"))

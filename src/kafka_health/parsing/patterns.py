@@ -1,0 +1,725 @@
+"""THE table of log patterns: which line means which event, and where each wording comes from.
+
+Every pattern is a regular expression in the subset that Python's ``re`` and Java's
+``java.util.regex`` read alike (Spark runs the Java side; the tests and the benchmark's baseline
+run the Python side). Named groups ``(?P<name>...)`` say which output field a part feeds; Spark
+gets the same text with the names removed (group numbers do not change).
+
+A pattern has a *trigger*, a loose expression saying "this line is about that event". An entry
+whose trigger matches but whose full pattern does not (a truncated or reworded line) is counted
+as ``malformed`` rather than silently ignored.
+
+Sources were checked against the string constants of the Kafka jars on Maven Central
+(kafka_2.11 0.9.0.1, 0.10.2.2, 1.1.1; kafka_2.12 2.4.1; kafka_2.13 2.8.2, 3.6.2, 4.1.1 and the
+4.1.1 kafka-metadata / coordinator jars), against real 4.1.1 logs written by the project's dev
+cluster, and, for the JVM, against logs written by OpenJDK 17 and lines quoted by operators.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+
+Family = Literal["kafka", "gc"]
+
+EVENT_TYPES: tuple[str, ...] = (
+    "isr_shrink",
+    "isr_expand",
+    "isr_change",
+    "leader_change",
+    "leader_election_failed",
+    "zk_session_expired",
+    "zk_disconnected",
+    "controller_change",
+    "broker_failure",
+    "controlled_shutdown",
+    "min_isr_violation",
+    "not_leader",
+    "processor_uncaught_exception",
+    "coordinator_load_start",
+    "coordinator_load_finish",
+    "log_cleaner_died",
+    "full_gc",
+    "young_gc",
+    "gc_failure",
+)
+
+COLLECTORS: tuple[str, ...] = ("g1", "cms", "parallel", "serial", "shenandoah", "zgc")
+
+# Named groups a pattern may use. Each feeds an output field (see events.py for the conversion).
+GROUPS: frozenset[str] = frozenset(
+    {
+        "tp",  # "topic-3" or "topicId:topic-3" (split into topic and partition)
+        "topic",
+        "partition",
+        "isr_before",  # "1,2,3" or "[1, 2, 3]"
+        "isr_after",
+        "isr_set",  # ISR printed as a set: its size is isr_size
+        "isr_size",
+        "min_isr",
+        "leader",
+        "leader_epoch",
+        "session_id",
+        "subject",  # the broker a controller line is about (subject_broker_id)
+        "cause",
+        "pause",  # a number; the unit is in pause_unit (ms, s, secs, us, ns)
+        "pause_unit",
+        "real",  # JDK 8 "[Times: ... real=N secs]", used when no pause figure is found
+        "heap_before",  # numbers with a unit letter: 8071M, 272640K, 5649.6M, 0.0B
+        "heap_after",
+        "heap_total",
+        "young_gen",  # JDK 8 young generation name: tells the collector
+    }
+)
+
+
+@dataclass(frozen=True)
+class EventPattern:
+    """One supported wording of one event."""
+
+    name: str
+    event: str
+    family: Family
+    trigger: str
+    regex: str
+    source: str
+    scope: Literal["head", "entry"] = "head"  # first line only, or the whole multi-line entry
+    collector: str | None = None  # constant collector for GC patterns that say it
+
+    def java_regex(self) -> str:
+        """The regex for Spark: named groups unnamed (Java forbids '_' in group names)."""
+        return re.sub(r"\(\?P<\w+>", "(", self.regex)
+
+    def group_index(self) -> dict[str, int]:
+        """Group number of each named group, the same in Python and Java."""
+        return dict(re.compile(self.regex).groupindex)
+
+
+# --------------------------------------------------------------------------------------------
+# Shared fragments
+
+ISR = r"\[?\d+(?:,\s?\d+)*\]?"  # 3,1,4 (mkString(",")) or [1,2,3] (KRaft Partition)
+NEW_PREFIX = r"\[Partition (?P<tp>[^\s\]]+) broker=\d+\] "  # Partition.logIdent, 1.1+
+OLD_PREFIX = r"Partition \[(?P<topic>[^,\]\s]+),(?P<partition>\d+)\] on broker \d+: "  # to 1.0
+OLD_TP = r"\[(?P<topic>[^,\]\s]+),(?P<partition>\d+)\]"  # TopicAndPartition.toString, 0.9
+HEAP = r"\d+(?:[.,]\d+)?[BKMG]"
+DURATION = r"(?P<pause>\d+(?:[.,]\d+)?)(?P<pause_unit>ms|s|us|ns)"
+CAUSE = r"(?:[^()]|\(\))+"  # "Allocation Failure", "System.gc()"
+UNIFIED_HEAP = rf"(?P<heap_before>{HEAP})->(?P<heap_after>{HEAP})\((?P<heap_total>{HEAP})\)"
+JDK8_HEAP = (
+    r"(?P<heap_before>\d+[KMG])->(?P<heap_after>\d+[KMG])\((?P<heap_total>\d+[KMG])\)"
+    r"(?:, \[[^\]]*\])*, (?P<pause>\d+\.\d+) (?P<pause_unit>secs)\]"
+)
+JDK8_STAMP = r"^(?:\d{4}-\d\d-\d\dT[\d:.]+[+-]\d{4}: )?(?:\d+\.\d+: )?"
+
+
+def _k(name: str, event: str, trigger: str, regex: str, source: str, **kw: object) -> EventPattern:
+    return EventPattern(name, event, "kafka", trigger, regex, source, **kw)  # type: ignore[arg-type]
+
+
+def _g(name: str, event: str, trigger: str, regex: str, source: str, **kw: object) -> EventPattern:
+    return EventPattern(name, event, "gc", trigger, regex, source, **kw)  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------------------------
+# Kafka broker logs (server.log, controller.log, state-change.log), log4j "[%d] %p %m (%c)%n"
+
+KAFKA_PATTERNS: tuple[EventPattern, ...] = (
+    _k(
+        "isr_shrink.0_9",
+        "isr_shrink",
+        r"Shrinking ISR",
+        rf"Shrinking ISR for partition {OLD_TP} from (?P<isr_before>{ISR}) to (?P<isr_after>{ISR})",
+        "kafka.cluster.Partition 0.9-0.10: 'Shrinking ISR for partition [%s,%d] from %s to %s'",
+    ),
+    _k(
+        "isr_shrink.0_11",
+        "isr_shrink",
+        r"Shrinking ISR",
+        rf"{OLD_PREFIX}Shrinking ISR from (?P<isr_before>{ISR}) to (?P<isr_after>{ISR})",
+        "kafka.cluster.Partition 0.11-1.0: logIdent 'Partition [%s,%d] on broker %d: '",
+    ),
+    _k(
+        "isr_shrink.1_1",
+        "isr_shrink",
+        r"Shrinking ISR",
+        rf"(?:{NEW_PREFIX})?Shrinking ISR from (?P<isr_before>{ISR}) to (?P<isr_after>{ISR})"
+        r"(?:\.|\s|$)",
+        "kafka.cluster.Partition 1.1-4.x: 'Shrinking ISR from %s to %s' (2.4+ adds "
+        "'. Leader: (highWatermark: %d, endOffset: %d). Out of sync replicas: %s.')",
+    ),
+    _k(
+        "isr_expand.0_9",
+        "isr_expand",
+        r"Expanding ISR",
+        rf"Expanding ISR for partition {OLD_TP} from (?P<isr_before>{ISR}) to (?P<isr_after>{ISR})",
+        "kafka.cluster.Partition 0.9: 'Expanding ISR for partition [%s,%d] from %s to %s'",
+    ),
+    _k(
+        "isr_expand.0_10",
+        "isr_expand",
+        r"Expanding ISR",
+        rf"Expanding ISR for partition (?P<tp>[^\s\[]\S*) from (?P<isr_before>{ISR}) "
+        rf"to (?P<isr_after>{ISR})",
+        'kafka.cluster.Partition 0.10: s"Expanding ISR for partition $topicPartition from ..."',
+    ),
+    _k(
+        "isr_expand.0_11",
+        "isr_expand",
+        r"Expanding ISR",
+        rf"{OLD_PREFIX}Expanding ISR from (?P<isr_before>{ISR}) to (?P<isr_after>{ISR})",
+        "kafka.cluster.Partition 0.11-1.0: logIdent 'Partition [%s,%d] on broker %d: '",
+    ),
+    _k(
+        "isr_expand.1_1",
+        "isr_expand",
+        r"Expanding ISR",
+        rf"(?:{NEW_PREFIX})?Expanding ISR from (?P<isr_before>{ISR}) to (?P<isr_after>{ISR})"
+        r"(?:\.|\s|$)",
+        "kafka.cluster.Partition 1.1-2.6: 'Expanding ISR from %s to %s' (2.7+ logs only "
+        "'ISR updated to')",
+    ),
+    _k(
+        "isr_change.all",
+        "isr_change",
+        r"ISR updated to",
+        rf"(?:{NEW_PREFIX}|{OLD_PREFIX})?ISR updated to (?P<isr_after>{ISR})\s*"
+        r"(?:\(under-min-isr\))?\s*and (?:zkVersion|version) updated to \[?\d+\]?",
+        "kafka.cluster.Partition: 0.9-2.6 'ISR updated to [%s] and zkVersion updated to [%d]'; "
+        "2.7-3.4 'ISR updated to %s and version updated to [%d]'; 3.5-4.x 'ISR updated to %s "
+        "%s and version updated to %d' (second %s is '(under-min-isr)' or empty)",
+    ),
+    _k(
+        "leader_change.epoch_cache_1_x",
+        "leader_change",
+        r"Updated PartitionLeaderEpoch",
+        r"Updated PartitionLeaderEpoch\. New: \{epoch:(?P<leader_epoch>\d+), offset:?\s?\d+\}.*? "
+        r"for Partition: (?P<tp>\S+)\. Cache now contains",
+        "kafka.server.epoch.LeaderEpochFileCache 1.0-2.3: 'Updated PartitionLeaderEpoch. New: "
+        "{epoch:%d, offset:%d}, Current: ... for Partition: %s. Cache now contains %d entries.'",
+    ),
+    _k(
+        "leader_change.epoch_cache_2_4",
+        "leader_change",
+        r"new epoch entry",
+        r"(?:\[LeaderEpochCache (?P<tp>[^\s\]]+)\] )?Appended new epoch entry "
+        r"EpochEntry\(epoch=(?P<leader_epoch>\d+), startOffset=\d+\)",
+        "LeaderEpochFileCache 2.4-4.x: 'Appended new epoch entry %s. Cache now contains %d "
+        "entries.'",
+    ),
+    _k(
+        "leader_change.become_leader",
+        "leader_change",
+        r"starts at leader epoch",
+        r"Leader (?P<tp>\S+) (?:with topic id \S+ )?starts at leader epoch (?P<leader_epoch>\d+)"
+        r"(?:.*? ISR \[(?P<isr_after>[\d,\s]*)\])?",
+        "kafka.cluster.Partition.makeLeader 2.4-4.x: 'Leader %s [with topic id %s] starts at "
+        "leader epoch %d from offset %d ... ISR [..]'; the logging broker is the new leader",
+    ),
+    _k(
+        "leader_change.become_follower",
+        "leader_change",
+        r"starts at leader epoch",
+        r"Follower (?P<tp>\S+) starts at leader epoch (?P<leader_epoch>\d+)"
+        r"(?:.*?Current leader is (?P<leader>\d+))?",
+        "kafka.cluster.Partition.makeFollower 2.4-4.x: 'Follower %s starts at leader epoch %d "
+        "from offset %d ... Current leader is %d.' (3.x+ names the leader)",
+    ),
+    _k(
+        "leader_change.preferred_election",
+        "leader_change",
+        r"completed preferred replica leader election",
+        r"Partition (?P<tp>\S+) completed preferred replica leader election\. "
+        r"New leader is (?P<leader>\d+)",
+        "kafka.controller.KafkaController 0.9-3.x: 'Partition %s completed preferred replica "
+        "leader election. New leader is %d'",
+    ),
+    _k(
+        "leader_election_failed.preferred_error",
+        "leader_election_failed",
+        r"preferred replica leader election",
+        r"Error completing preferred replica leader election for partitions? (?P<tp>[^\s,]+)",
+        "kafka.controller.KafkaController 0.9-3.x: 'Error completing preferred replica leader "
+        "election for partition(s) %s'",
+    ),
+    _k(
+        "leader_election_failed.preferred_not_moved",
+        "leader_election_failed",
+        r"failed to complete preferred replica",
+        r"Partition (?P<tp>\S+) failed to complete preferred replica leader election"
+        r"(?: to \d+)?\. Leader is (?:still )?(?P<leader>\d+)",
+        "kafka.controller.KafkaController 0.9-1.x '... election. Leader is %d'; 2.x-3.x '... "
+        "election to %d. Leader is still %d'",
+    ),
+    _k(
+        "leader_election_failed.strategy",
+        "leader_election_failed",
+        r"Failed to elect leader",
+        r"Failed to elect leader for partition (?P<tp>\S+) under strategy",
+        "kafka.controller.(Zk)PartitionStateMachine 1.1-3.x: 'Failed to elect leader for "
+        "partition %s under strategy %s'",
+    ),
+    _k(
+        "zk_session_expired.clientcnxn",
+        "zk_session_expired",
+        r"Unable to reconnect to ZooKeeper service(?!.*closing socket connection)",
+        r"Unable to reconnect to ZooKeeper service, session (?P<session_id>0x[0-9a-fA-F]+) "
+        r"has expired(?!, closing socket connection)",
+        "org.apache.zookeeper.ClientCnxn 3.4-3.8 (WARN; the INFO copy ending ', closing socket "
+        "connection' is the same expiry and is not counted again)",
+    ),
+    _k(
+        "zk_session_expired.zkclient",
+        "zk_session_expired",
+        r"zookeeper state changed \(Expired",
+        r"zookeeper state changed \(Expired\)",
+        "org.I0Itec.zkclient.ZkClient (Kafka 0.9-1.0): 'zookeeper state changed (Expired)'",
+    ),
+    _k(
+        "zk_session_expired.zookeeperclient",
+        "zk_session_expired",
+        r"\[ZooKeeperClient[^\]]*\] Session expired",
+        r"\[ZooKeeperClient[^\]]*\] Session expired\.",
+        "kafka.zookeeper.ZooKeeperClient 1.1-3.x: logIdent '[ZooKeeperClient %s] ' + "
+        "'Session expired.'",
+    ),
+    _k(
+        "zk_disconnected.clientcnxn",
+        "zk_disconnected",
+        r"Client session timed out(?!.*closing socket connection)",
+        r"Client session timed out, have not heard from server in \d+ms for session ?id "
+        r"(?P<session_id>0x[0-9a-fA-F]+)(?![0-9a-fA-F]|, closing socket connection)",
+        "org.apache.zookeeper.ClientCnxn 3.4-3.8 (WARN; the INFO copy ending ', closing "
+        "socket connection and attempting reconnect' is not counted again)",
+    ),
+    _k(
+        "zk_disconnected.zkclient",
+        "zk_disconnected",
+        r"zookeeper state changed \(Disconnected",
+        r"zookeeper state changed \(Disconnected\)",
+        "org.I0Itec.zkclient.ZkClient (Kafka 0.9-1.0): 'zookeeper state changed (Disconnected)'",
+    ),
+    _k(
+        "controller_change.become_0_9",
+        "controller_change",
+        r"become controller state transition",
+        r"Broker (?P<subject>\d+) starting become controller state transition",
+        "kafka.controller.KafkaController.onControllerFailover 0.9-1.0",
+    ),
+    _k(
+        "controller_change.elected",
+        "controller_change",
+        r"successfully elected as",
+        r"(?P<subject>\d+) successfully elected as (?:the controller|leader)",
+        "KafkaController 1.1-3.x '%d successfully elected as the controller' (2.4+ adds "
+        "'. Epoch incremented to %d ...'); ZookeeperLeaderElector 0.9-1.0 'successfully "
+        "elected as leader'",
+    ),
+    _k(
+        "controller_change.observed",
+        "controller_change",
+        r"has been elected as the controller",
+        r"Broker (?P<subject>\d+) has been elected as the controller",
+        "kafka.controller.KafkaController 1.1-3.x (DEBUG): 'Broker %d has been elected as the "
+        "controller, so stopping the election process.'",
+    ),
+    _k(
+        "controller_change.kraft",
+        "controller_change",
+        r"Becoming the active controller",
+        r"\[QuorumController id=(?P<subject>\d+)\] Becoming the active controller at epoch \d+",
+        "org.apache.kafka.controller.QuorumController 3.x-4.x (KRaft)",
+    ),
+    _k(
+        "broker_failure.zk",
+        "broker_failure",
+        r"Broker failure callback",
+        r"Broker failure callback for (?P<subject>\d+)",
+        "kafka.controller.KafkaController.onBrokerFailure 0.9-3.x: 'Broker failure callback "
+        "for %s' (several ids: the first is the subject)",
+    ),
+    _k(
+        "broker_failure.kraft_fenced",
+        "broker_failure",
+        r"Fencing broker",
+        r"Fencing broker (?P<subject>\d+) (?:at epoch \d+ )?because its session has timed out",
+        "org.apache.kafka.controller.ReplicationControlManager 3.x 'Fencing broker %d because "
+        "its session has timed out.'; 4.x adds 'at epoch %d'",
+    ),
+    _k(
+        "controlled_shutdown.broker_zk",
+        "controlled_shutdown",
+        r"Starting controlled shutdown",
+        r"(?:\[Kafka ?Server (?:id=)?(?P<subject>\d+)\][,:]? )?Starting controlled shutdown",
+        "kafka.server.KafkaServer 0.9-3.x: 'Starting controlled shutdown'",
+    ),
+    _k(
+        "controlled_shutdown.broker_kraft",
+        "controlled_shutdown",
+        r"to SHUTTING_DOWN",
+        r"\[BrokerServer id=(?P<subject>\d+)\] Transition from STARTED to SHUTTING_DOWN",
+        "kafka.server.BrokerServer 3.x-4.x (KRaft)",
+    ),
+    _k(
+        "controlled_shutdown.controller_kraft",
+        "controlled_shutdown",
+        r"granted a controlled shutdown",
+        r"Unfenced broker (?P<subject>\d+) has requested and been granted a controlled shutdown",
+        "org.apache.kafka.controller.BrokerHeartbeatManager 3.x-4.x (KRaft controller)",
+    ),
+    _k(
+        "controlled_shutdown.controller_zk",
+        "controlled_shutdown",
+        r"Shutting down broker \d",
+        r"Shutting down broker (?P<subject>\d+)",
+        "kafka.controller.KafkaController.shutdownBroker 0.9-3.x: 'Shutting down broker %d'",
+    ),
+    _k(
+        "min_isr_violation.0_9",
+        "min_isr_violation",
+        r"below required minimum",
+        rf"Number of insync replicas for partition (?:{OLD_TP}|(?P<tp>\S+)) is "
+        r"\[(?P<isr_size>\d+)\], below required minimum \[(?P<min_isr>\d+)\]",
+        "kafka.cluster.Partition 0.9-1.x NotEnoughReplicasException: 'Number of insync "
+        "replicas for partition %s is [%d], below required minimum [%d]'",
+        scope="entry",
+    ),
+    _k(
+        "min_isr_violation.2_x",
+        "min_isr_violation",
+        r"insufficient to satisfy the min\.isr",
+        r"The size of the current ISR (?::\s*(?P<isr_size>\d+)|(?:Set|List)?\(?\[?"
+        r"(?P<isr_set>[\d,\s]*)\]?\)?) is insufficient to satisfy the min\.isr requirement "
+        r"of (?P<min_isr>\d+) for partition (?P<tp>[^\s,]+)",
+        "kafka.cluster.Partition 2.x-3.x NotEnoughReplicasException: 'The size of the current "
+        "ISR Set(2) is insufficient to satisfy the min.isr requirement of %d for partition %s'; "
+        "3.x-4.x 'The size of the current ISR : %d is insufficient ...'",
+        scope="entry",
+    ),
+    _k(
+        "not_leader.error_code",
+        "not_leader",
+        r"NOT_LEADER_(?:FOR_PARTITION|OR_FOLLOWER)",
+        r"(?:on topic-partition (?P<tp>[^\s,]+),.*?)?"
+        r"Error: NOT_LEADER_(?:FOR_PARTITION|OR_FOLLOWER)",
+        "org.apache.kafka.clients.producer.internals.Sender: 'Got error produce response with "
+        "correlation id %d on topic-partition %s, retrying ... Error: NOT_LEADER_OR_FOLLOWER'",
+    ),
+    _k(
+        "not_leader.exception",
+        "not_leader",
+        r"NotLeader(?:ForPartition|OrFollower)",
+        rf"(?s)(?:(?:on|for) partition (?:{OLD_TP}|(?P<tp>[^\s,\]]+))[\s\S]*?)?"
+        r"NotLeader(?:ForPartition|OrFollower)(?:Exception|Error)?",
+        "NotLeaderForPartitionException (0.9-2.x) / NotLeaderOrFollowerException (2.7+), "
+        "logged by ReplicaManager ('Error processing append operation on partition %s') "
+        "and ReplicaFetcherThread ('Error for partition %s ...')",
+        scope="entry",
+    ),
+    _k(
+        "processor_uncaught_exception.all",
+        "processor_uncaught_exception",
+        r"Processor got uncaught exception",
+        r"Processor got uncaught exception\.",
+        "kafka.network.Processor (SocketServer.scala) 0.9-2.x: 'Processor got uncaught exception.'",
+    ),
+    _k(
+        "coordinator_load_start.0_9",
+        "coordinator_load_start",
+        r"oading offsets and group metadata from",
+        rf"Loading offsets and group metadata from (?:{OLD_TP}|(?P<tp>\S+))",
+        "kafka.coordinator.GroupMetadataManager 0.9-0.10: 'Loading offsets and group metadata "
+        "from %s'",
+    ),
+    _k(
+        "coordinator_load_start.1_1",
+        "coordinator_load_start",
+        r"Scheduling loading of offsets",
+        r"Scheduling loading of offsets and group metadata from (?P<tp>\S+)",
+        "kafka.coordinator.group.GroupMetadataManager 1.1-3.x",
+    ),
+    _k(
+        "coordinator_load_start.runtime",
+        "coordinator_load_start",
+        r"Scheduling loading of metadata from",
+        r"Scheduling loading of metadata from (?P<tp>\S+) with epoch (?P<leader_epoch>\d+)",
+        "org.apache.kafka.coordinator.common.runtime.CoordinatorRuntime 3.6-4.x",
+    ),
+    _k(
+        "coordinator_load_finish.0_9",
+        "coordinator_load_finish",
+        r"Finished loading offsets",
+        rf"Finished loading offsets from (?:{OLD_TP}|(?P<tp>\S+)) in \d+ milliseconds",
+        "kafka.coordinator.GroupMetadataManager 0.9-0.10: 'Finished loading offsets from %s in "
+        "%d milliseconds.'",
+    ),
+    _k(
+        "coordinator_load_finish.1_1",
+        "coordinator_load_finish",
+        r"Finished loading offsets",
+        r"Finished loading offsets and group metadata from (?P<tp>\S+) in \d+ milliseconds"
+        r"(?: for epoch (?P<leader_epoch>\d+))?",
+        "kafka.coordinator.group.GroupMetadataManager 1.1-3.x (2.8+ adds 'for epoch %d, of "
+        "which %d milliseconds was spent in the scheduler')",
+    ),
+    _k(
+        "coordinator_load_finish.runtime",
+        "coordinator_load_finish",
+        r"Finished loading of metadata from",
+        r"Finished loading of metadata from (?P<tp>\S+) with epoch (?P<leader_epoch>\d+)",
+        "org.apache.kafka.coordinator.common.runtime.CoordinatorRuntime 3.6-4.x",
+    ),
+    _k(
+        "log_cleaner_died.thread",
+        "log_cleaner_died",
+        r"kafka-log-cleaner-thread-\d+\S* Error due to",
+        r"\[kafka-log-cleaner-thread-\d+\][:,]? Error due to",
+        "kafka.utils.ShutdownableThread in kafka.log.LogCleaner 0.9-2.3: '[%s]: Error due to' "
+        "(0.9-1.0 logIdent '[%s], '): the cleaner thread dies",
+    ),
+    _k(
+        "log_cleaner_died.uncleanable",
+        "log_cleaner_died",
+        r"as uncleanable",
+        r"Unexpected exception thrown when cleaning log .*?\. Marking its partition "
+        r"\((?P<tp>[^)\s]+)\) as uncleanable",
+        "LogCleaner.CleanerThread 2.4-4.x: compaction stops for that partition",
+    ),
+)
+
+# --------------------------------------------------------------------------------------------
+# JVM GC logs. JDK 9+ unified logging: any decorators ([time][uptime][level][tags]...) then
+# "GC(n) ...". JDK 8 -XX:+PrintGCDetails: optional date and uptime stamps, then "[GC ..." or
+# "[Full GC ...", possibly over several lines (G1 detail blocks, CMS interleaving).
+
+GC_PATTERNS: tuple[EventPattern, ...] = (
+    _g(
+        "gc_failure.g1_evacuation_failure",
+        "gc_failure",
+        r"GC\(\d+\) Pause Young.*\(Evacuation Failure",
+        rf"GC\(\d+\) Pause Young (?:\((?:Normal|Concurrent Start|Prepare Mixed|Mixed)\) )?"
+        rf"\((?P<cause>{CAUSE})\) \(Evacuation Failure[^)]*\) {UNIFIED_HEAP} {DURATION}",
+        "JDK 20+ G1 (g1YoungCollector young_gc_name): 'Pause Young (Normal) (G1 Evacuation "
+        "Pause) (Evacuation Failure[: Allocation|Pinned]) 36M->30M(46M) 1.922ms'",
+        collector="g1",
+    ),
+    _g(
+        "gc_failure.g1_to_space_exhausted_unified",
+        "gc_failure",
+        r"GC\(\d+\) To-space exhausted",
+        r"GC\(\d+\) To-space exhausted",
+        "JDK 9-19 G1, tag gc: 'GC(12) To-space exhausted' (a separate line; the pause follows)",
+        collector="g1",
+    ),
+    _g(
+        "gc_failure.zgc_allocation_stall",
+        "gc_failure",
+        r"Allocation Stall \(",
+        rf"Allocation Stall \((?P<cause>[^)]*)\) {DURATION}",
+        "JDK 11+ ZGC, tag gc: 'Allocation Stall (main) 27.632ms' (the thread waited that long; "
+        "cause holds the thread name)",
+        collector="zgc",
+    ),
+    _g(
+        "gc_failure.shenandoah_degenerated",
+        "gc_failure",
+        r"Pause Degenerated GC",
+        rf"GC\(\d+\) Pause Degenerated GC \((?P<cause>[^)]*)\) {UNIFIED_HEAP} {DURATION}",
+        "JDK 12+ Shenandoah: 'Pause Degenerated GC (Outside of Cycle) 59M->57M(64M) 2.519ms' "
+        "(concurrent collection lost the race with allocation)",
+        collector="shenandoah",
+    ),
+    _g(
+        "full_gc.unified",
+        "full_gc",
+        r"GC\(\d+\) Pause Full\b.*\d[BKMG]->",
+        rf"GC\(\d+\) Pause Full(?: \((?P<cause>{CAUSE})\))? {UNIFIED_HEAP} {DURATION}",
+        "JDK 9+ G1/Parallel/Serial 'Pause Full (System.gc()) 1M->1M(10M) 3.987ms', G1 10+ cause "
+        "'G1 Compaction Pause', jcmd GC.run 'Diagnostic Command'; Shenandoah 'Pause Full "
+        "59M->57M(64M) 120ms' (no cause)",
+    ),
+    _g(
+        "young_gc.unified",
+        "young_gc",
+        r"GC\(\d+\) Pause (?:Young|Mixed|Initial Mark)\b.*\d[BKMG]->",
+        rf"GC\(\d+\) Pause (?:Young|Mixed|Initial Mark)(?: \((?P<cause>{CAUSE})\))* "
+        rf"{UNIFIED_HEAP} {DURATION}",
+        "JDK 11+ G1 'Pause Young (Normal|Concurrent Start|Prepare Mixed|Mixed) (G1 Evacuation "
+        "Pause) 2M->2M(10M) 1.037ms'; JDK 9-10 G1 'Pause Young|Mixed|Initial Mark (G1 "
+        "Evacuation Pause)'; Parallel/Serial 'Pause Young (Allocation Failure) 64M->5M(245M) "
+        "4.7ms'",
+    ),
+    _g(
+        "gc_failure.jdk8_g1_to_space_exhausted",
+        "gc_failure",
+        r"\(to-space (?:exhausted|overflow)\)",
+        rf"(?s){JDK8_STAMP}\[GC pause \((?P<cause>[^)]*)\) \((?:young|mixed)\)[^\n]*?"
+        r"\(to-space (?:exhausted|overflow)\), (?P<pause>\d+\.\d+) (?P<pause_unit>secs)\]"
+        r"(?:.*?Heap: (?P<heap_before>[\d.]+[BKMG])\([\d.]+[BKMG]\)->(?P<heap_after>[\d.]+[BKMG])"
+        r"\((?P<heap_total>[\d.]+[BKMG])\))?",
+        "JDK 7-8 G1 -XX:+PrintGCDetails: '[GC pause (G1 Evacuation Pause) (young) (to-space "
+        "exhausted), 0.1234 secs]'",
+        scope="entry",
+        collector="g1",
+    ),
+    _g(
+        "gc_failure.jdk8_concurrent_mode_failure",
+        "gc_failure",
+        r"\(concurrent mode failure\)|\(promotion failed\)",
+        rf"(?s){JDK8_STAMP}\[(?:Full GC|GC)(?: \((?P<cause>{CAUSE})\))?[^\n]*?"
+        r"(?:\(concurrent mode failure\)|\(promotion failed\)).*?\] " + JDK8_HEAP,
+        "JDK 6-8 CMS -XX:+PrintGCDetails: '(concurrent mode failure): 2145434K->751705K"
+        "(2454528K), 2.96 secs] 2683000K->751705K(3076608K), [CMS Perm : ...], 3.36 secs]' "
+        "and '[ParNew (promotion failed): ...'",
+        scope="entry",
+        collector="cms",
+    ),
+    _g(
+        "gc_failure.jdk8_parallel_promotion_failed",
+        "gc_failure",
+        r"\[GC[^\[]*--\[PSYoungGen",
+        rf"{JDK8_STAMP}\[GC(?: \((?P<cause>{CAUSE})\))? --\[(?P<young_gen>PSYoungGen): "
+        r"[^\]]*\] " + JDK8_HEAP,
+        "JDK 8 Parallel: '[GC (Allocation Failure) --[PSYoungGen: 7495K->7495K(9216K)] "
+        "15687K->15695K(19456K), 0.0027637 secs]' ('--' marks promotion failure)",
+        collector="parallel",
+    ),
+    _g(
+        "full_gc.jdk8_g1",
+        "full_gc",
+        r"\[Full GC\b",
+        rf"{JDK8_STAMP}\[Full GC(?: \((?P<cause>{CAUSE})\))?\s+"
+        r"(?P<heap_before>[\d.]+[BKMG])->(?P<heap_after>[\d.]+[BKMG])\((?P<heap_total>[\d.]+[BKMG])\)"
+        r", (?P<pause>\d+\.\d+) (?P<pause_unit>secs)\]",
+        "JDK 7-8 G1 (and -XX:+PrintGC without details): '[Full GC (Allocation Failure)  "
+        "8071M->4285M(8192M), 10.3987109 secs]'",
+    ),
+    _g(
+        "full_gc.jdk8_generational",
+        "full_gc",
+        r"\[Full GC\b",
+        rf"(?s){JDK8_STAMP}\[Full GC(?: ?\((?P<cause>{CAUSE})\))?[^\n]*?"
+        r"(?:\[(?P<young_gen>PSYoungGen|ParNew|DefNew|CMS|Tenured|ParOldGen|PSOldGen)\b.*?)?\] "
+        + JDK8_HEAP,
+        "JDK 6-8 Parallel '[Full GC (Ergonomics) [PSYoungGen: ...] [ParOldGen: ...] 5112K->"
+        "4968K(125952K), [Metaspace: ...], 0.0102 secs]', CMS '[Full GC (Allocation Failure) "
+        "[CMS: ...] ...', Serial '[Full GC (Allocation Failure) [Tenured: ...] ...'",
+        scope="entry",
+    ),
+    _g(
+        "young_gc.jdk8_g1",
+        "young_gc",
+        r"\[GC pause \(",
+        rf"(?s){JDK8_STAMP}\[GC pause \((?P<cause>[^)]*)\) \((?:young|mixed)\)[^\n,]*, "
+        r"(?P<pause>\d+\.\d+) (?P<pause_unit>secs)\](?:.*?Heap: (?P<heap_before>[\d.]+[BKMG])"
+        r"\([\d.]+[BKMG]\)->(?P<heap_after>[\d.]+[BKMG])\((?P<heap_total>[\d.]+[BKMG])\))?",
+        "JDK 7-8 G1 -XX:+PrintGCDetails: '[GC pause (G1 Evacuation Pause) (young|mixed)"
+        "[ (initial-mark)], 0.0749305 secs]' then '[Eden: ... Heap: 5649.6M(8192.0M)->"
+        "5466.5M(8192.0M)]'",
+        scope="entry",
+        collector="g1",
+    ),
+    _g(
+        "young_gc.jdk8_generational",
+        "young_gc",
+        r"\[GC\b(?! pause| concurrent| remark| cleanup| \(CMS)",
+        rf"(?s){JDK8_STAMP}\[GC(?! \(CMS)(?: ?\((?P<cause>{CAUSE})\))?[^\n]*?"
+        r"(?:\[(?P<young_gen>PSYoungGen|ParNew|DefNew)\b.*?\] |\s)" + JDK8_HEAP,
+        "JDK 6-8 Parallel '[GC (Allocation Failure) [PSYoungGen: ...] 33280K->5112K(125952K), "
+        "0.0041 secs]', CMS '[GC (Allocation Failure) 1.2: [ParNew: ...] ...', Serial "
+        "'[GC (Allocation Failure) [DefNew: ...] ...', -XX:+PrintGC '[GC 118250K->113543K"
+        "(130112K), 0.0094143 secs]'",
+        scope="entry",
+    ),
+)
+
+ALL_PATTERNS: tuple[EventPattern, ...] = KAFKA_PATTERNS + GC_PATTERNS
+
+# --------------------------------------------------------------------------------------------
+# Line shapes (not events): where an entry starts, what it says about itself.
+
+# A new entry starts with a timestamp (log4j, ISO), a bracketed decorator (unified JVM logging,
+# JDK 8 G1 concurrent lines), a JDK 8 uptime stamp or a log level. Anything else continues the
+# entry before it (stack frames, "Caused by:", exception lines, indented GC details).
+ENTRY_START = (
+    r"^(?:\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d|\[|\d+[.,]\d+: \[|"
+    r"(?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL)\b)"
+)
+# A lone record that only continues an entry (shippers that do not join lines).
+CONTINUATION = (
+    r"^(?:\s|Caused by:|\.\.\. \d+ more|[a-z][\w$]*(?:\.[\w$]+)+(?:Exception|Error|Throwable)\b)"
+)
+# "[2019-05-15 22:20:14,399]", "2019-05-15T22:20:14.399+0800", "[2026-11-22T10:00:00.123+0000]"
+TIMESTAMP = (
+    r"^(?:(?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL)\s+)?"
+    r"\[?(\d{4}-\d\d-\d\d)[ T](\d\d:\d\d:\d\d)(?:[,.](\d{1,9}))?"
+    r"(Z|[+-]\d\d:?\d\d)?"
+)
+LEVEL = r"^\[?[^\]]{0,40}?\]?\s*\b(TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL)\b"
+# The broker a Kafka line names as its own logger context: "[Partition t-0 broker=3]",
+# "[ReplicaManager broker=2]", "[Broker id=1]", "[KafkaServer id=3]", "[QuorumController id=1]".
+LINE_BROKER = (
+    r"\[(?:Partition \S+ broker|ReplicaManager broker|Broker id|KafkaServer id|BrokerServer id|"
+    r"Controller id|QuorumController id|BrokerLifecycleManager id|GroupMetadataManager brokerId|"
+    r"GroupCoordinator id|TransactionCoordinator id|ReplicaFetcher replicaId)=(\d+)\b"
+)
+# JVM: "[12.345s]" (uptime) "[12345ms]" (uptimemillis) or JDK 8 "12.345: [" after a date stamp.
+UPTIME_UNIFIED = r"^(?:\[[^\]]*\])*?\[(\d+(?:[.,]\d+)?)(s|ms|ns)\]"
+UPTIME_JDK8 = r"^(?:\d{4}-\d\d-\d\dT[\d:.]+[+-]\d{4}: )?(\d+\.\d+): \["
+# "Using G1", "Using Parallel", "Using The Z Garbage Collector", ... at JVM start (tag gc/init).
+USING_COLLECTOR = (
+    r"\] Using (G1|Parallel|Serial|Shenandoah|The Z Garbage Collector|Concurrent Mark Sweep)\s*$"
+)
+
+YOUNG_GEN_COLLECTOR: dict[str, str] = {
+    "PSYoungGen": "parallel",
+    "ParOldGen": "parallel",
+    "PSOldGen": "parallel",
+    "ParNew": "cms",
+    "CMS": "cms",
+    "DefNew": "serial",
+    "Tenured": "serial",
+}
+USING_TO_COLLECTOR: dict[str, str] = {
+    "G1": "g1",
+    "Parallel": "parallel",
+    "Serial": "serial",
+    "Shenandoah": "shenandoah",
+    "The Z Garbage Collector": "zgc",
+    "Concurrent Mark Sweep": "cms",
+}
+
+
+@dataclass(frozen=True)
+class PatternTable:
+    """The patterns of the families an input may hold (``kind`` narrows them)."""
+
+    patterns: tuple[EventPattern, ...] = field(default=ALL_PATTERNS)
+
+    def for_families(self, families: tuple[Family, ...]) -> tuple[EventPattern, ...]:
+        return tuple(p for p in self.patterns if p.family in families)
+
+
+def check_table(patterns: tuple[EventPattern, ...] = ALL_PATTERNS) -> list[str]:
+    """Problems in the table (duplicate names, unknown events or groups); empty when sound."""
+    problems = []
+    names = [p.name for p in patterns]
+    for name in {n for n in names if names.count(n) > 1}:
+        problems.append(f"{name}: duplicate pattern name")
+    for p in patterns:
+        if p.event not in EVENT_TYPES:
+            problems.append(f"{p.name}: unknown event {p.event}")
+        if not p.name.startswith(p.event + "."):
+            problems.append(f"{p.name}: name must start with its event")
+        if p.collector is not None and p.collector not in COLLECTORS:
+            problems.append(f"{p.name}: unknown collector {p.collector}")
+        try:
+            groups = set(re.compile(p.regex).groupindex)
+            re.compile(p.trigger)
+        except re.error as exc:
+            problems.append(f"{p.name}: {exc}")
+            continue
+        for g in groups - GROUPS:
+            problems.append(f"{p.name}: unknown group {g}")
+    return problems

@@ -1,0 +1,68 @@
+"""The pattern table run by Python's ``re``: the tests' oracle and the benchmark's baseline.
+
+It classifies one entry exactly as :func:`~kafka_health.parsing.events.parse_entries` does
+(first matching pattern of the allowed families wins; a trigger without a full match is
+``malformed``) and returns the raw named groups. Unit conversion is Spark's job only.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cache
+
+from kafka_health.parsing import patterns as P
+
+
+@dataclass(frozen=True)
+class Classified:
+    """What one entry is: its outcome, the pattern that matched and the raw groups."""
+
+    outcome: str  # event | malformed | unrecognised
+    event: str | None = None
+    pattern: str | None = None
+    groups: dict[str, str] = field(default_factory=dict)
+
+
+@cache
+def _compiled(patterns: tuple[P.EventPattern, ...]) -> tuple[
+    re.Pattern[str], list[tuple[P.EventPattern, re.Pattern[str], re.Pattern[str]]]
+]:  # fmt: skip
+    any_trigger = "|".join(f"(?:{t})" for t in dict.fromkeys(p.trigger for p in patterns))
+    table = [(p, re.compile(p.regex), re.compile(p.trigger)) for p in patterns]
+    return re.compile(any_trigger), table
+
+
+ENTRY_START = re.compile(P.ENTRY_START)
+CONTINUATION = re.compile(P.CONTINUATION)
+
+
+def classify(
+    message: str,
+    family: str = "auto",
+    patterns: tuple[P.EventPattern, ...] = P.ALL_PATTERNS,
+    scan_chars: int = 16_384,
+) -> Classified:
+    """Classify one entry (``family``: auto, kafka or gc)."""
+    head = message.split("\n", 1)[0].removesuffix("\r")
+    body = message[:scan_chars]
+    if not message or (not ENTRY_START.search(head) and CONTINUATION.search(head)):
+        return Classified("unrecognised")
+    any_trigger, table = _compiled(patterns)
+    if not any_trigger.search(body):
+        return Classified("unrecognised")
+    excluded = {"kafka": "gc", "gc": "kafka"}.get(family)
+    suspect = None
+    for p, regex, trigger in table:
+        if p.family == excluded:
+            continue
+        text = body if p.scope == "entry" else head
+        m = regex.search(text)
+        if m:
+            groups = {k: v for k, v in m.groupdict().items() if v}
+            return Classified("event", p.event, p.name, groups)
+        if suspect is None and trigger.search(text):
+            suspect = p.event
+    if suspect is not None:
+        return Classified("malformed", suspect)
+    return Classified("unrecognised")

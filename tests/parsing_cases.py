@@ -1,0 +1,819 @@
+# ruff: noqa: E501  (real log lines are kept whole, one per case)
+"""The parser's table of test lines: every supported wording, with where the line comes from.
+
+Each case is (id, entry text, expected type or "malformed"/"unrecognised", expected fields,
+source). "seed" lines are quoted in ../shared/seeds/ (the incident write-ups); "4.1.1 devcluster"
+lines were written by this project's own Kafka 4.1.1 brokers; "jdk17" lines by OpenJDK 17 on
+this machine; other lines are formatted exactly as the named Kafka class of that version
+formats them (checked against the jar's string constants) or quoted by operators as noted.
+Fields are compared as the Spark parser outputs them (ints, lists of ints, floats).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    text: str
+    expect: str  # an event type, "malformed" or "unrecognised"
+    fields: dict[str, Any] = field(default_factory=dict)
+    source: str = ""
+    kind: str = "auto"
+
+
+G1_FULL_10_39 = (
+    "2019-05-15T22:25:59.422+0800: 21989402.560: [Full GC (Allocation Failure)  "
+    "8071M->4285M(8192M), 10.3987109 secs]\n"
+    "   [Eden: 0.0B(408.0M)->0.0B(408.0M) Survivors: 0.0B->0.0B Heap: 8071.2M(8192.0M)->"
+    "4285.7M(8192.0M)], [Metaspace: 32321K->32321K(1077248K)]\n"
+    " [Times: user=21.74 sys=0.00, real=10.39 secs] "
+)
+G1_FULL_10_23 = (
+    "2019-05-15T22:26:49.312+0800: 21989452.450: [Full GC (Allocation Failure)  "
+    "8056M->3891M(8192M), 10.2331784 secs]\n"
+    "   [Eden: 0.0B(408.0M)->0.0B(408.0M) Survivors: 0.0B->0.0B Heap: 8056.7M(8192.0M)->"
+    "3891.8M(8192.0M)], [Metaspace: 32321K->32321K(1077248K)]\n"
+    " [Times: user=21.25 sys=0.00, real=10.23 secs] "
+)
+G1_YOUNG_JOINED = (
+    "2019-05-15T23:51:14.885+0800: 21994518.023: [GC pause (G1 Evacuation Pause) (young), "
+    "0.0749305 secs]\n"
+    "   [Parallel Time: 70.4 ms, GC Workers: 33]\n"
+    "      [GC Worker Start (ms): Min: 21994518023.0, Avg: 21994518023.5, Max: 21994518023.9, "
+    "Diff: 0.9]\n"
+    "   [Eden: 380.0M(380.0M)->0.0B(356.0M) Survivors: 28.0M->52.0M Heap: 5649.6M(8192.0M)->"
+    "5466.5M(8192.0M)]\n"
+    " [Times: user=2.31 sys=0.00, real=0.07 secs] "
+)
+CMS_FAILURE = (
+    "2015-03-16T11:10:02.291+0800: 117373.544: [GC 117373.545: [ParNew (promotion failed): "
+    "622080K->622080K(622080K), 0.3934210 secs]117373.938: [CMS2015-03-16T11:10:02.940+0800: "
+    "117374.193: [CMS-concurrent-mark: 0.319/0.802 secs] [Times: user=5.09 sys=0.19, "
+    "real=0.81 secs]\n"
+    " (concurrent mode failure): 2145434K->751705K(2454528K), 2.9668350 secs] "
+    "2683000K->751705K(3076608K), [CMS Perm : 107533K->105533K(262144K)], 3.3615860 secs] "
+    "[Times: user=5.22 sys=0.07, real=3.36 secs]"
+)
+
+KAFKA_CASES: tuple[Case, ...] = (
+    Case(
+        "shrink_seed",
+        "[2022-03-12 18:10:07,139] INFO [Partition __consumer_offsets-43 broker=3] Shrinking ISR from 3,1,4 to 3. Leader: (highWatermark: 115, endOffset: 120). Out of sync replicas: (brokerId: 1, endOffset: 115) (brokerId: 4, endOffset: 116). (kafka.cluster.Partition)",
+        "isr_shrink",
+        {
+            "topic": "__consumer_offsets",
+            "partition": 43,
+            "isr_before": [3, 1, 4],
+            "isr_after": [3],
+            "broker_id": "3",
+            "level": "INFO",
+            "ts": "2022-03-12T18:10:07.139",
+        },
+        "seed 004 (Kafka 2.x Partition, 2.4+ wording)",
+    ),
+    Case(
+        "shrink_1_1",
+        "[2018-07-01 10:00:00,001] INFO [Partition orders-2 broker=1] Shrinking ISR from 1,2,3 to 1 (kafka.cluster.Partition)",
+        "isr_shrink",
+        {"topic": "orders", "partition": 2, "isr_before": [1, 2, 3], "isr_after": [1]},
+        "Kafka 1.1 Partition 'Shrinking ISR from %s to %s'",
+    ),
+    Case(
+        "shrink_0_11",
+        "[2017-07-15 16:17:57,662] INFO Partition [zhh-replicated-partitions-topic,2] on broker 1: Shrinking ISR from 1,2,0 to 1,2 (kafka.cluster.Partition)",
+        "isr_shrink",
+        {
+            "topic": "zhh-replicated-partitions-topic",
+            "partition": 2,
+            "isr_before": [1, 2, 0],
+            "isr_after": [1, 2],
+        },
+        "operator log quoted in a blog (Kafka 0.11 logIdent 'Partition [%s,%d] on broker %d: ')",
+    ),
+    Case(
+        "shrink_0_9",
+        "[2016-03-01 10:00:00,000] INFO Partition [payments,0] on broker 2: Shrinking ISR for partition [payments,0] from 2,3 to 2 (kafka.cluster.Partition)",
+        "isr_shrink",
+        {"topic": "payments", "partition": 0, "isr_before": [2, 3], "isr_after": [2]},
+        "Kafka 0.9 Partition 'Shrinking ISR for partition [%s,%d] from %s to %s'",
+    ),
+    Case(
+        "shrink_truncated",
+        "[2022-03-12 18:10:07,139] INFO [Partition x-1 broker=3] Shrinking ISR from 3,1,4 to",
+        "malformed",
+        {"reason": "isr_shrink"},
+        "a truncated shrink line must be counted as malformed",
+    ),
+    Case(
+        "expand_seed",
+        "[2022-03-12 18:10:07,381] INFO [Partition __consumer_offsets-43 broker=3] Expanding ISR from 3 to 3,4 (kafka.cluster.Partition)",
+        "isr_expand",
+        {"topic": "__consumer_offsets", "partition": 43, "isr_before": [3], "isr_after": [3, 4]},
+        "seed 004 (Kafka 1.1-2.6 Partition)",
+    ),
+    Case(
+        "expand_0_10",
+        "[2017-01-01 00:00:01,000] INFO Partition [t,1] on broker 1: Expanding ISR for partition t-1 from 1 to 1,2 (kafka.cluster.Partition)",
+        "isr_expand",
+        {"topic": "t", "partition": 1, "isr_before": [1], "isr_after": [1, 2]},
+        'Kafka 0.10 Partition s"Expanding ISR for partition $topicPartition from ..."',
+    ),
+    Case(
+        "expand_0_9",
+        "[2016-03-01 10:00:05,000] INFO Partition [payments,0] on broker 2: Expanding ISR for partition [payments,0] from 2 to 2,3 (kafka.cluster.Partition)",
+        "isr_expand",
+        {"topic": "payments", "partition": 0, "isr_before": [2], "isr_after": [2, 3]},
+        "Kafka 0.9 Partition 'Expanding ISR for partition [%s,%d] from %s to %s'",
+    ),
+    Case(
+        "expand_0_11",
+        "[2017-07-15 16:18:30,000] INFO Partition [zhh-replicated-partitions-topic,2] on broker 1: Expanding ISR from 1,2 to 1,2,0 (kafka.cluster.Partition)",
+        "isr_expand",
+        {"topic": "zhh-replicated-partitions-topic", "partition": 2, "isr_after": [1, 2, 0]},
+        "Kafka 0.11-1.0 Partition (logIdent 'Partition [%s,%d] on broker %d: ')",
+    ),
+    Case(
+        "isr_updated_4_1",
+        "[2026-11-22 02:37:44,052] INFO [Partition probe-1 broker=3] ISR updated to 3,1,2  and version updated to 2 (kafka.cluster.Partition)",
+        "isr_change",
+        {"topic": "probe", "partition": 1, "isr_after": [3, 1, 2], "broker_id": "3"},
+        "4.1.1 devcluster (Partition, KRaft AlterPartition)",
+    ),
+    Case(
+        "isr_updated_under_min",
+        "[2024-05-01 00:00:00,000] INFO [Partition probe-1 broker=3] ISR updated to 3 (under-min-isr) and version updated to 7 (kafka.cluster.Partition)",
+        "isr_change",
+        {"isr_after": [3]},
+        "Kafka 3.5+ Partition '%s (under-min-isr) and version updated to %d'",
+    ),
+    Case(
+        "isr_updated_2_8",
+        "[2021-06-01 00:00:00,000] INFO [Partition t-0 broker=1] ISR updated to 1,2 and version updated to [5] (kafka.cluster.Partition)",
+        "isr_change",
+        {"topic": "t", "partition": 0, "isr_after": [1, 2]},
+        "Kafka 2.7-3.4 Partition",
+    ),
+    Case(
+        "isr_updated_0_9",
+        "[2016-03-01 10:00:00,001] INFO Partition [payments,0] on broker 2: ISR updated to [2] and zkVersion updated to [14] (kafka.cluster.Partition)",
+        "isr_change",
+        {"topic": "payments", "partition": 0, "isr_after": [2]},
+        "Kafka 0.9-2.6 Partition 'ISR updated to [%s] and zkVersion updated to [%d]'",
+    ),
+    Case(
+        "epoch_cache_seed",
+        "[2019-05-15 22:20:13,880] INFO Updated PartitionLeaderEpoch. New: {epoch:1, offset:5910507}, Current: {epoch:0, offset4932329} for Partition: zto_big_marks_mq-46. Cache now contains 1 entries. (kafka.server.epoch.LeaderEpochFileCache)",
+        "leader_change",
+        {"topic": "zto_big_marks_mq", "partition": 46, "leader_epoch": 1},
+        "seed 002 (Kafka 1.x LeaderEpochFileCache)",
+    ),
+    Case(
+        "epoch_cache_seed_no_class",
+        "[2019-05-15 22:20:13,881] INFO Updated PartitionLeaderEpoch. New: {epoch:78, offset:1070147099}, Current: {epoch:77, offset1041132585} for Partition: zto_scan_rec-11. Cache now contains 1 entries. ",
+        "leader_change",
+        {"topic": "zto_scan_rec", "partition": 11, "leader_epoch": 78},
+        "seed 002 (the line as quoted, cut before the logger)",
+    ),
+    Case(
+        "epoch_cache_2_4",
+        "[2020-02-02 10:00:00,000] INFO [LeaderEpochCache orders-3] Appended new epoch entry EpochEntry(epoch=12, startOffset=4500). Cache now contains 4 entries. (kafka.server.epoch.LeaderEpochFileCache)",
+        "leader_change",
+        {"topic": "orders", "partition": 3, "leader_epoch": 12},
+        "Kafka 2.4+ LeaderEpochFileCache 'Appended new epoch entry %s'",
+    ),
+    Case(
+        "become_leader_4_1",
+        "[2026-11-22 02:37:31,600] INFO [Broker id=2] Leader probe-0 with topic id Some(uXCu8FIGQSS-JDdGwfYZ6g) starts at leader epoch 1 from offset 18 with partition epoch 5, high watermark 18, ISR [2,3], adding replicas [] and removing replicas [] . Previous leader Some(1) and previous leader epoch was 0. (state.change.logger)",
+        "leader_change",
+        {
+            "topic": "probe",
+            "partition": 0,
+            "leader_epoch": 1,
+            "leader": 2,
+            "isr_after": [2, 3],
+            "broker_id": "2",
+        },
+        "4.1.1 devcluster (Partition.makeLeader, state-change.log)",
+    ),
+    Case(
+        "become_follower_4_1",
+        "[2026-11-22 02:37:31,610] INFO [Broker id=3] Follower probe-0 starts at leader epoch 1 from offset 18 with partition epoch 5 and high watermark 18. Current leader is 2. Previous leader Some(2) and previous leader epoch was 1. (state.change.logger)",
+        "leader_change",
+        {"topic": "probe", "partition": 0, "leader_epoch": 1, "leader": 2, "broker_id": "3"},
+        "4.1.1 devcluster (Partition.makeFollower)",
+    ),
+    Case(
+        "preferred_election_done",
+        "[2021-04-14 11:04:11,500] INFO [Controller id=0] Partition T-XXX-2 completed preferred replica leader election. New leader is 3 (kafka.controller.KafkaController)",
+        "leader_change",
+        {"topic": "T-XXX", "partition": 2, "leader": 3, "broker_id": "0"},
+        "seed 001 (KafkaController, timestamp added: the seed quotes it without)",
+    ),
+    Case(
+        "election_error_seed",
+        "[2022-03-16 10:58:02,836] ERROR [Controller id=1] Error completing preferred replica leader election for partition T-TEST-0 (kafka.controller.KafkaController)\nkafka.common.StateChangeFailedException: Failed to elect leader for partition T-TEST-0 under strategy PreferredReplicaPartitionLeaderElectionStrategy\n        at kafka.controller.PartitionStateMachine.$anonfun$doElectLeaderForPartitions$9(PartitionStateMachine.scala:390)",
+        "leader_election_failed",
+        {"topic": "T-TEST", "partition": 0, "broker_id": "1", "level": "ERROR"},
+        "seed 004 (KafkaController 2.x, joined with its stack trace)",
+    ),
+    Case(
+        "election_not_moved_seed",
+        "[2022-03-16 10:58:02,837] WARN [Controller id=1] Partition T-TEST-0 failed to complete preferred replica leader election to 2. Leader is still 0 (kafka.controller.KafkaController)",
+        "leader_election_failed",
+        {"topic": "T-TEST", "partition": 0, "leader": 0},
+        "seed 004 (KafkaController 2.x)",
+    ),
+    Case(
+        "election_not_moved_0_9",
+        "[2016-01-01 00:00:00,000] INFO [Controller 1]: Partition [t,0] failed to complete preferred replica leader election. Leader is 2 (kafka.controller.KafkaController)",
+        "leader_election_failed",
+        {"leader": 2},
+        "Kafka 0.9 KafkaController 'Partition %s failed to complete preferred replica leader election. Leader is %d'",
+    ),
+    Case(
+        "election_strategy",
+        "[2020-01-01 00:00:00,000] ERROR [Controller id=1 epoch=3] Failed to elect leader for partition t-5 under strategy OfflinePartitionLeaderElectionStrategy(false) (state.change.logger)",
+        "leader_election_failed",
+        {"topic": "t", "partition": 5},
+        "Kafka 1.1-3.x (Zk)PartitionStateMachine",
+    ),
+    Case(
+        "zk_expired_seed",
+        "[2019-05-15 22:20:14,399] WARN Unable to reconnect to ZooKeeper service, session 0x167772767ad92fd has expired (org.apache.zookeeper.ClientCnxn)",
+        "zk_session_expired",
+        {"session_id": "0x167772767ad92fd", "level": "WARN"},
+        "seed 002 (ZooKeeper 3.4 ClientCnxn)",
+    ),
+    Case(
+        "zk_expired_seed_info_copy",
+        "[2019-05-15 22:20:14,399] INFO Unable to reconnect to ZooKeeper service, session 0x167772767ad92fd has expired, closing socket connection (org.apache.zookeeper.ClientCnxn)",
+        "unrecognised",
+        {},
+        "seed 002: the INFO copy of the same expiry is not a second event",
+    ),
+    Case(
+        "zk_expired_zkclient_seed",
+        "[2019-05-15 22:20:14,399] INFO zookeeper state changed (Expired) (org.I0Itec.zkclient.ZkClient)",
+        "zk_session_expired",
+        {},
+        "seed 002 (ZkClient, Kafka 0.9-1.0)",
+    ),
+    Case(
+        "zk_expired_zookeeperclient",
+        "[2020-01-01 00:00:00,000] INFO [ZooKeeperClient Kafka server] Session expired. (kafka.zookeeper.ZooKeeperClient)",
+        "zk_session_expired",
+        {},
+        "Kafka 2.x ZooKeeperClient logIdent '[ZooKeeperClient %s] ' + 'Session expired.'",
+    ),
+    Case(
+        "zk_timeout_seed",
+        "[2022-03-14 08:59:39,144] WARN Client session timed out, have not heard from server in 4002ms for sessionid 0x17862f2bedc0004 (org.apache.zookeeper.ClientCnxn)",
+        "zk_disconnected",
+        {"session_id": "0x17862f2bedc0004"},
+        "seed 004 (ZooKeeper ClientCnxn)",
+    ),
+    Case(
+        "zk_timeout_seed_info_copy",
+        "[2022-03-14 08:59:39,145] INFO Client session timed out, have not heard from server in 4002ms for sessionid 0x17862f2bedc0004, closing socket connection and attempting reconnect (org.apache.zookeeper.ClientCnxn)",
+        "unrecognised",
+        {},
+        "seed 004: the INFO copy is the same timeout",
+    ),
+    Case(
+        "zk_disconnected_zkclient",
+        "[2019-10-12 11:03:41,253] INFO zookeeper state changed (Disconnected) (org.I0Itec.zkclient.ZkClient)",
+        "zk_disconnected",
+        {},
+        "seed 003 (ZkClient; the seed's timestamps are machine-translated, this one restored)",
+    ),
+    Case(
+        "controller_kraft",
+        "[2026-11-22 02:37:22,528] INFO [QuorumController id=1] Becoming the active controller at epoch 3, next write offset 33. (org.apache.kafka.controller.QuorumController)",
+        "controller_change",
+        {"subject_broker_id": 1, "broker_id": "1"},
+        "4.1.1 devcluster (QuorumController)",
+    ),
+    Case(
+        "controller_elected_2_4",
+        "[2021-04-14 10:53:31,000] INFO [Controller id=0] 0 successfully elected as the controller. Epoch incremented to 2 and epoch zk version is now 2 (kafka.controller.KafkaController)",
+        "controller_change",
+        {"subject_broker_id": 0},
+        "Kafka 2.4+ KafkaController",
+    ),
+    Case(
+        "controller_observed_seed",
+        "[2021-04-14 10:53:31,013] DEBUG [Controller id=1] Broker 0 has been elected as the controller, so stopping the election process. (kafka.controller.KafkaController)",
+        "controller_change",
+        {"subject_broker_id": 0, "broker_id": "1", "level": "DEBUG"},
+        "seed 001 (KafkaController 1.1+)",
+    ),
+    Case(
+        "controller_0_9",
+        "[2016-01-01 00:00:00,000] INFO [Controller 2]: Broker 2 starting become controller state transition (kafka.controller.KafkaController)",
+        "controller_change",
+        {"subject_broker_id": 2},
+        "Kafka 0.9 KafkaController.onControllerFailover",
+    ),
+    Case(
+        "broker_failure_seed",
+        "[2019-10-12 11:03:42,000] INFO [Controller id=56] Broker failure callback for 57 (kafka.controller.KafkaController)",
+        "broker_failure",
+        {"subject_broker_id": 57, "broker_id": "56"},
+        "seed 003 (KafkaController; timestamp restored)",
+    ),
+    Case(
+        "broker_fenced_4_1",
+        "[2026-11-22 02:37:31,576] INFO [QuorumController id=1] Fencing broker 2 at epoch 8 because its session has timed out. (org.apache.kafka.controller.ReplicationControlManager)",
+        "broker_failure",
+        {"subject_broker_id": 2},
+        "4.1.1 devcluster (ReplicationControlManager)",
+    ),
+    Case(
+        "controlled_shutdown_broker_seed",
+        "[2021-04-15 08:59:31,977] INFO [KafkaServer id=3] Starting controlled shutdown (kafka.server.KafkaServer)",
+        "controlled_shutdown",
+        {"subject_broker_id": 3, "broker_id": "3"},
+        "seed 001 (KafkaServer 1.x-3.x)",
+    ),
+    Case(
+        "controlled_shutdown_kraft_broker",
+        "[2026-11-22 02:37:54,489] INFO [BrokerServer id=3] Transition from STARTED to SHUTTING_DOWN (kafka.server.BrokerServer)",
+        "controlled_shutdown",
+        {"subject_broker_id": 3},
+        "4.1.1 devcluster (BrokerServer)",
+    ),
+    Case(
+        "controlled_shutdown_kraft_controller",
+        "[2026-11-22 02:37:54,496] INFO [QuorumController id=1] Unfenced broker 3 has requested and been granted a controlled shutdown. (org.apache.kafka.controller.BrokerHeartbeatManager)",
+        "controlled_shutdown",
+        {"subject_broker_id": 3, "broker_id": "1"},
+        "4.1.1 devcluster (BrokerHeartbeatManager)",
+    ),
+    Case(
+        "controlled_shutdown_controller_zk",
+        "[2021-04-15 08:59:32,000] INFO [Controller id=1] Shutting down broker 3 (kafka.controller.KafkaController)",
+        "controlled_shutdown",
+        {"subject_broker_id": 3, "broker_id": "1"},
+        "Kafka 0.9-3.x KafkaController.shutdownBroker 'Shutting down broker %d'",
+    ),
+    Case(
+        "min_isr_4_1",
+        "[2026-11-22 02:37:33,991] ERROR [ReplicaManager broker=3] Error processing append operation on partition uXCu8FIGQSS-JDdGwfYZ6g:probe-2 (kafka.server.ReplicaManager)\norg.apache.kafka.common.errors.NotEnoughReplicasException: The size of the current ISR : 2 is insufficient to satisfy the min.isr requirement of 3 for partition probe-2, live replica(s) broker.id are : Set(3, 1)",
+        "min_isr_violation",
+        {
+            "topic": "probe",
+            "partition": 2,
+            "isr_size": 2,
+            "min_isr": 3,
+            "broker_id": "3",
+            "level": "ERROR",
+        },
+        "4.1.1 devcluster (Partition.appendRecordsToLeader via ReplicaManager)",
+    ),
+    Case(
+        "min_isr_2_x",
+        "[2021-05-19 07:12:57,779] ERROR [ReplicaManager broker=2] Error processing append operation on partition __consumer_offsets-5 (kafka.server.ReplicaManager)\norg.apache.kafka.common.errors.NotEnoughReplicasException: The size of the current ISR Set(2) is insufficient to satisfy the min.isr requirement of 2 for partition __consumer_offsets-5",
+        "min_isr_violation",
+        {"topic": "__consumer_offsets", "partition": 5, "isr_size": 1, "min_isr": 2},
+        "operator log quoted on GitHub (Kafka 2.x)",
+    ),
+    Case(
+        "min_isr_0_9",
+        "[2016-06-01 12:00:00,000] ERROR [Replica Manager on Broker 1]: Error processing append operation on partition [events,4] (kafka.server.ReplicaManager)\nkafka.common.NotEnoughReplicasException: Number of insync replicas for partition [events,4] is [1], below required minimum [2]",
+        "min_isr_violation",
+        {"topic": "events", "partition": 4, "isr_size": 1, "min_isr": 2},
+        "Kafka 0.9 Partition 'Number of insync replicas for partition [%s,%d] is [%d], below required minimum [%d]'",
+    ),
+    Case(
+        "not_leader_append",
+        "[2020-03-03 03:03:03,303] ERROR [ReplicaManager broker=1] Error processing append operation on partition orders-7 (kafka.server.ReplicaManager)\norg.apache.kafka.common.errors.NotLeaderForPartitionException: This server is not the leader for that topic-partition.",
+        "not_leader",
+        {"topic": "orders", "partition": 7, "broker_id": "1"},
+        "Kafka 2.x ReplicaManager with NotLeaderForPartitionException",
+    ),
+    Case(
+        "not_leader_client_seed",
+        "ERROR 2019-05-15 23:05:23,221 [kafka-producer-network-thread | producer-1] A failure occurred sending a message to Kafka.\norg.apache.kafka.common.errors.NotLeaderForPartitionException: This server is not the leader for that topic-partition.",
+        "not_leader",
+        {"level": "ERROR", "ts": "2019-05-15T23:05:23.221"},
+        "seed 002 (a client log, level-first layout)",
+    ),
+    Case(
+        "not_leader_or_follower_code",
+        "[2023-01-01 00:00:00,000] WARN [Producer clientId=p-1] Got error produce response with correlation id 12 on topic-partition orders-1, retrying (2 attempts left). Error: NOT_LEADER_OR_FOLLOWER (org.apache.kafka.clients.producer.internals.Sender)",
+        "not_leader",
+        {"topic": "orders", "partition": 1},
+        "Kafka 2.7+ client Sender",
+    ),
+    Case(
+        "processor_seed",
+        "[2017-10-12 16:52:38,141] ERROR Processor got uncaught exception. (kafka.network.Processor)\njava.lang.ArrayIndexOutOfBoundsException: 18\n        at org.apache.kafka.common.protocol.ApiKeys.forId(ApiKeys.java:68)",
+        "processor_uncaught_exception",
+        {"level": "ERROR", "ts": "2017-10-12T16:52:38.141"},
+        "seed 000 (Kafka 0.9 SocketServer)",
+    ),
+    Case(
+        "load_start_seed",
+        "[2017-10-12 17:10:00,000] INFO Loading offsets and group metadata from [__consumer_offsets,19] (kafka.coordinator.GroupMetadataManager)",
+        "coordinator_load_start",
+        {"topic": "__consumer_offsets", "partition": 19},
+        "seed 000 (0.9 GroupMetadataManager; timestamp added)",
+    ),
+    Case(
+        "load_finish_seed",
+        "[2017-10-12 17:10:01,205] INFO Finished loading offsets from [__consumer_offsets,27] in 1205 milliseconds. (kafka.coordinator.GroupMetadataManager)",
+        "coordinator_load_finish",
+        {"topic": "__consumer_offsets", "partition": 27},
+        "seed 000 (0.9 GroupMetadataManager; timestamp added)",
+    ),
+    Case(
+        "load_start_1_1",
+        "[2019-01-01 00:00:00,000] INFO [GroupMetadataManager brokerId=3] Scheduling loading of offsets and group metadata from __consumer_offsets-12 (kafka.coordinator.group.GroupMetadataManager)",
+        "coordinator_load_start",
+        {"topic": "__consumer_offsets", "partition": 12, "broker_id": "3"},
+        "Kafka 1.1-3.x GroupMetadataManager",
+    ),
+    Case(
+        "load_finish_2_8",
+        "[2022-01-01 00:00:00,000] INFO [GroupMetadataManager brokerId=3] Finished loading offsets and group metadata from __consumer_offsets-12 in 35 milliseconds for epoch 4, of which 2 milliseconds was spent in the scheduler. (kafka.coordinator.group.GroupMetadataManager)",
+        "coordinator_load_finish",
+        {"topic": "__consumer_offsets", "partition": 12, "leader_epoch": 4},
+        "Kafka 2.8-3.x GroupMetadataManager",
+    ),
+    Case(
+        "load_start_runtime",
+        "[2025-01-01 00:00:00,000] INFO [GroupCoordinator id=1] Scheduling loading of metadata from __consumer_offsets-3 with epoch 7 (org.apache.kafka.coordinator.common.runtime.CoordinatorRuntime)",
+        "coordinator_load_start",
+        {"topic": "__consumer_offsets", "partition": 3, "leader_epoch": 7},
+        "Kafka 3.6-4.x CoordinatorRuntime",
+    ),
+    Case(
+        "load_finish_runtime",
+        "[2025-01-01 00:00:00,020] INFO [GroupCoordinator id=1] Finished loading of metadata from __consumer_offsets-3 with epoch 7 in 20ms where 1ms was spent in the scheduler. Loaded 10 records which total to 1000 bytes. (org.apache.kafka.coordinator.common.runtime.CoordinatorRuntime)",
+        "coordinator_load_finish",
+        {"topic": "__consumer_offsets", "partition": 3, "leader_epoch": 7},
+        "Kafka 4.x CoordinatorRuntime",
+    ),
+    Case(
+        "cleaner_died_1_x",
+        "[2018-02-02 02:02:02,020] ERROR [kafka-log-cleaner-thread-0]: Error due to (kafka.log.LogCleaner)\njava.lang.IllegalArgumentException: requirement failed",
+        "log_cleaner_died",
+        {"level": "ERROR"},
+        "Kafka 1.1-2.3 ShutdownableThread in LogCleaner",
+    ),
+    Case(
+        "cleaner_died_0_9",
+        "[2017-10-01 01:01:01,010] ERROR [kafka-log-cleaner-thread-0], Error due to  (kafka.log.LogCleaner)",
+        "log_cleaner_died",
+        {},
+        "Kafka 0.9-1.0 ShutdownableThread logIdent '[%s], '",
+    ),
+    Case(
+        "cleaner_uncleanable",
+        "[2021-01-01 00:00:00,000] WARN [kafka-log-cleaner-thread-0]: Unexpected exception thrown when cleaning log Log(dir=/data/__consumer_offsets-7, topic=__consumer_offsets, partition=7). Marking its partition (__consumer_offsets-7) as uncleanable (kafka.log.LogCleaner)",
+        "log_cleaner_died",
+        {"topic": "__consumer_offsets", "partition": 7},
+        "Kafka 2.4+ LogCleaner.CleanerThread",
+    ),
+    Case(
+        "strimzi_layout",
+        "2019-05-15 22:20:14,399 INFO [Partition orders-2 broker=1] Shrinking ISR from 1,2 to 1 (kafka.cluster.Partition) [ReplicaManager-1]",
+        "isr_shrink",
+        {"topic": "orders", "partition": 2, "level": "INFO", "ts": "2019-05-15T22:20:14.399"},
+        "Strimzi layout '%d{yyyy-MM-dd HH:mm:ss,SSS} %p %m (%c) [%t]%n'",
+    ),
+    Case(
+        "iso_offset_layout",
+        "2019-05-15T22:20:14.399+0800 WARN [Partition orders-2 broker=1] Shrinking ISR from 1,2 to 1 (kafka.cluster.Partition)",
+        "isr_shrink",
+        {"ts": "2019-05-15T22:20:14.399+08:00", "level": "WARN"},
+        "log4j2 ISO8601_OFFSET_DATE_TIME layout",
+    ),
+    Case(
+        "plain_info",
+        "[2019-05-15 22:03:49,511] INFO Rolled new log segment for 'order-KSTREAM-AGGREGATE-STATE-STORE-0000000002-repartition-196' in 1 ms. (kafka.log.Log)",
+        "unrecognised",
+        {"reason": "no_event"},
+        "seed 002: most lines are not events",
+    ),
+    Case(
+        "stack_frame_alone",
+        "        at kafka.network.Processor$$anonfun$run$11.apply(SocketServer.scala:426)",
+        "unrecognised",
+        {"reason": "continuation"},
+        "seed 000: an unjoined stack frame is not an event",
+    ),
+    Case(
+        "exception_line_alone",
+        "org.apache.kafka.common.errors.NotLeaderForPartitionException: This server is not the leader for that topic-partition.",
+        "unrecognised",
+        {"reason": "continuation"},
+        "an unjoined exception line is a continuation, not a new not_leader event",
+    ),
+)
+
+GC_CASES: tuple[Case, ...] = (
+    Case(
+        "g1_full_10_39",
+        G1_FULL_10_39,
+        "full_gc",
+        {
+            "pause_s": 10.3987109,
+            "cause": "Allocation Failure",
+            "heap_before_mb": 8071.0,
+            "heap_after_mb": 4285.0,
+            "heap_total_mb": 8192.0,
+            "uptime_s": 21989402.56,
+            "ts": "2019-05-15T22:25:59.422+08:00",
+        },
+        "seed 002 (JDK 8 G1 PrintGCDetails+PrintGCDateStamps; real=10.39 s)",
+    ),
+    Case(
+        "g1_full_10_23",
+        G1_FULL_10_23,
+        "full_gc",
+        {"pause_s": 10.2331784, "cause": "Allocation Failure", "heap_before_mb": 8056.0},
+        "seed 002 (real=10.23 s)",
+    ),
+    Case(
+        "g1_full_header_only",
+        G1_FULL_10_39.split("\n")[0],
+        "full_gc",
+        {"pause_s": 10.3987109},
+        "seed 002 header line alone (shipper that does not join lines)",
+    ),
+    Case(
+        "g1_young_joined",
+        G1_YOUNG_JOINED,
+        "young_gc",
+        {
+            "pause_s": 0.0749305,
+            "cause": "G1 Evacuation Pause",
+            "collector": "g1",
+            "heap_before_mb": 5649.6,
+            "heap_after_mb": 5466.5,
+            "heap_total_mb": 8192.0,
+        },
+        "seed 002 (JDK 8 G1 young pause with its detail block)",
+    ),
+    Case(
+        "g1_mixed_header",
+        "2019-05-15T23:51:44.433+0800: 21994547.571: [GC pause (G1 Evacuation Pause) (mixed), 0.1036003 secs]",
+        "young_gc",
+        {"pause_s": 0.1036003, "collector": "g1"},
+        "seed 002 (JDK 8 G1 mixed)",
+    ),
+    Case(
+        "g1_initial_mark",
+        "2019-05-15T22:26:09.915+0800: 21989413.053: [GC pause (G1 Humongous Allocation) (young) (initial-mark), 0.0274477 secs]",
+        "young_gc",
+        {"cause": "G1 Humongous Allocation"},
+        "seed 002",
+    ),
+    Case(
+        "g1_concurrent_abort",
+        "2019-05-15T22:26:09.824+0800: 21989412.962: [GC concurrent-mark-abort]",
+        "unrecognised",
+        {},
+        "seed 002: a concurrent phase is not a pause",
+    ),
+    Case(
+        "g1_to_space_jdk8",
+        "2020-01-01T00:00:00.000+0000: 100.000: [GC pause (G1 Evacuation Pause) (young) (to-space exhausted), 0.1234567 secs]",
+        "gc_failure",
+        {"pause_s": 0.1234567, "collector": "g1"},
+        "JDK 8 G1 G1CollectedHeap::do_collection_pause '(to-space exhausted)'",
+    ),
+    Case(
+        "cms_failure",
+        CMS_FAILURE,
+        "gc_failure",
+        {
+            "collector": "cms",
+            "pause_s": 3.361586,
+            "heap_before_mb": 2620.117,
+            "heap_total_mb": 3004.5,
+        },
+        "JDK 7 CMS quoted by an operator (promotion failed + concurrent mode failure)",
+    ),
+    Case(
+        "cms_young",
+        "2020-10-27T23:05:04.361-0800: 0.510: [GC (Allocation Failure) 2020-10-27T23:05:04.361-0800: 0.510: [ParNew: 139776K->17470K(157248K), 0.0123 secs] 387920K->290000K(459336K), 0.0124 secs] [Times: user=0.02 sys=0.00, real=0.01 secs]",
+        "young_gc",
+        {"collector": "cms", "cause": "Allocation Failure", "pause_s": 0.0124},
+        "JDK 8 CMS ParNew (format of the GCLogAnalysis lines quoted by operators)",
+    ),
+    Case(
+        "parallel_full",
+        "2019-11-04T16:05:43.298+0800: 148.011: [Full GC (Ergonomics) [PSYoungGen: 5938K->0K(147456K)] [ParOldGen: 51610K->48605K(83968K)] 57548K->48605K(231424K), [Metaspace: 80445K->80445K(1122304K)], 0.3256949 secs] [Times: user=0.55 sys=0.00, real=0.32 secs]",
+        "full_gc",
+        {
+            "collector": "parallel",
+            "cause": "Ergonomics",
+            "pause_s": 0.3256949,
+            "heap_before_mb": 56.199,
+        },
+        "JDK 8 Parallel quoted by an operator",
+    ),
+    Case(
+        "parallel_young",
+        "[GC (Allocation Failure) [PSYoungGen: 38392K->5107K(19968K)] 84699K->63898K(107520K), 0.0040183 secs] [Times: user=0.00 sys=0.00, real=0.00 secs]",
+        "young_gc",
+        {"collector": "parallel", "pause_s": 0.0040183},
+        "JDK 8 Parallel without date stamps",
+    ),
+    Case(
+        "parallel_promotion_failed",
+        "[GC (Allocation Failure) --[PSYoungGen: 7495K->7495K(9216K)] 15687K->15695K(19456K), 0.0027637 secs] [Times: user=0.00 sys=0.00, real=0.00 secs]",
+        "gc_failure",
+        {"collector": "parallel"},
+        "JDK 8 Parallel '--' promotion failure",
+    ),
+    Case(
+        "serial_young",
+        "0.844: [GC 0.844: [DefNew: 17472K->2176K(19648K), 0.0188339 secs] 17472K->2375K(63360K), 0.0189186 secs] [Times: user=0.01 sys=0.00, real=0.02 secs]",
+        "young_gc",
+        {"collector": "serial", "uptime_s": 0.844, "pause_s": 0.0189186},
+        "JDK 6-7 Serial with uptime stamps",
+    ),
+    Case(
+        "serial_full",
+        "8.259: [Full GC 8.259: [Tenured: 43711K->40302K(43712K), 0.2960477 secs] 63350K->40302K(63360K), [Perm : 17836K->17836K(32768K)], 0.2961554 secs] [Times: user=0.28 sys=0.02, real=0.30 secs]",
+        "full_gc",
+        {"collector": "serial", "pause_s": 0.2961554},
+        "JDK 6-7 Serial",
+    ),
+    Case(
+        "serial_full_jdk8",
+        "[Full GC (Allocation Failure) [Tenured: 8192K->8192K(10240K), 0.0123 secs] 15000K->15000K(19456K), [Metaspace: 3485K->3485K(1056768K)], 0.0124 secs] [Times: user=0.01 sys=0.00, real=0.01 secs]",
+        "full_gc",
+        {"collector": "serial", "cause": "Allocation Failure"},
+        "JDK 8 Serial",
+    ),
+    Case(
+        "printgc_only",
+        "[GC 118250K->113543K(130112K), 0.0094143 secs]",
+        "young_gc",
+        {"pause_s": 0.0094143},
+        "JDK 6-8 -XX:+PrintGC (no details)",
+    ),
+    Case(
+        "cms_initial_mark",
+        "[GC (CMS Initial Mark) [1 CMS-initial-mark: 10812086K(11901376K)] 10887844K(12514816K), 0.0001997 secs]",
+        "unrecognised",
+        {},
+        "JDK 8 CMS initial mark: a CMS phase, not a young or full collection",
+    ),
+    Case(
+        "unified_g1_full_system",
+        "[2026-11-22T02:37:29.362+0000][0.029s][info][gc             ] GC(0) Pause Full (System.gc()) 1M->1M(10M) 3.987ms",
+        "full_gc",
+        {
+            "cause": "System.gc()",
+            "pause_s": 0.003987,
+            "uptime_s": 0.029,
+            "ts": "2026-11-22T02:37:29.362+00:00",
+            "heap_total_mb": 10.0,
+        },
+        "jdk17 G1 -Xlog:gc*:time,uptime,level,tags",
+    ),
+    Case(
+        "unified_g1_full_dcmd",
+        "[2026-11-22T02:37:53.660+0000][43.803s][info][gc             ] GC(19) Pause Full (Diagnostic Command) 105M->39M(256M) 214.670ms",
+        "full_gc",
+        {"cause": "Diagnostic Command", "pause_s": 0.21467},
+        "4.1.1 devcluster gc.log after jcmd GC.run (JDK 17)",
+    ),
+    Case(
+        "unified_g1_full_start",
+        "[2026-11-22T02:37:53.445+0000][43.588s][info][gc,start    ] GC(19) Pause Full (Diagnostic Command)",
+        "unrecognised",
+        {},
+        "4.1.1 devcluster: the gc,start line is not a second event",
+    ),
+    Case(
+        "unified_g1_compaction",
+        "[2.345s][info][gc] GC(2) Pause Full (G1 Compaction Pause) 450M->280M(512M) 210.000ms",
+        "full_gc",
+        {"collector": "g1", "cause": "G1 Compaction Pause", "pause_s": 0.21},
+        "JDK 10+ G1 full GC, -Xlog:gc default decorators",
+    ),
+    Case(
+        "unified_g1_young",
+        "[2026-11-22T02:37:29.364+0000][0.032s][info][gc             ] GC(1) Pause Young (Normal) (G1 Evacuation Pause) 2M->2M(10M) 1.037ms",
+        "young_gc",
+        {"collector": "g1", "cause": "G1 Evacuation Pause", "pause_s": 0.001037},
+        "jdk17 G1",
+    ),
+    Case(
+        "unified_g1_mixed",
+        "[0.042s][info][gc] GC(7) Pause Young (Mixed) (G1 Evacuation Pause) 24M->24M(43M) 0.992ms",
+        "young_gc",
+        {"collector": "g1"},
+        "JDK 11+ G1 mixed",
+    ),
+    Case(
+        "unified_g1_jdk9",
+        "[39.708s][info][gc] GC(0) Pause Young (G1 Evacuation Pause) 24M->8M(256M) 6.545ms",
+        "young_gc",
+        {"collector": "g1", "uptime_s": 39.708},
+        "JDK 9-10 G1 (GCToolkit test line)",
+    ),
+    Case(
+        "unified_g1_evac_failure",
+        "[0.075s][info][gc] GC(7) Pause Young (Normal) (G1 Evacuation Pause) (Evacuation Failure: Allocation) 36M->30M(46M) 1.922ms",
+        "gc_failure",
+        {"collector": "g1", "cause": "G1 Evacuation Pause", "pause_s": 0.001922},
+        "JDK 21 G1 quoted by an operator",
+    ),
+    Case(
+        "unified_comma_locale",
+        "[9,740s][info ][gc] GC(26) Pause Young (Normal) (G1 Evacuation Pause) (Evacuation Failure: Allocation/Pinned) 2159M->402M(3000M) 6,108ms",
+        "gc_failure",
+        {"pause_s": 0.006108, "uptime_s": 9.74},
+        "JDK 22 G1 in a comma-decimal locale (Oracle docs example)",
+    ),
+    Case(
+        "unified_to_space",
+        "[1.234s][info][gc] GC(12) To-space exhausted",
+        "gc_failure",
+        {"collector": "g1", "uptime_s": 1.234},
+        "jdk17 G1",
+    ),
+    Case(
+        "unified_parallel_full",
+        "[0.052s][info][gc] GC(1) Pause Full (Ergonomics) 60M->30M(61M) 12.120ms",
+        "full_gc",
+        {"cause": "Ergonomics", "pause_s": 0.01212},
+        "jdk17 Parallel -Xlog:gc",
+    ),
+    Case(
+        "unified_parallel_young",
+        "[0.052s][info][gc] GC(0) Pause Young (System.gc()) 0M->0M(61M) 4.979ms",
+        "young_gc",
+        {"cause": "System.gc()"},
+        "jdk17 Parallel",
+    ),
+    Case(
+        "unified_serial_full",
+        "[2026-11-22T02:37:35.722+0000][0.172s][info][gc             ] GC(0) Pause Full (System.gc()) 1M->0M(61M) 1.707ms",
+        "full_gc",
+        {"cause": "System.gc()", "heap_after_mb": 0.0},
+        "jdk17 Serial",
+    ),
+    Case(
+        "unified_serial_young",
+        "[0.301s][info][gc] GC(4) Pause Young (Allocation Failure) 17M->17M(61M) 3.300ms",
+        "young_gc",
+        {"cause": "Allocation Failure"},
+        "jdk17 Serial",
+    ),
+    Case(
+        "shenandoah_degenerated",
+        "[2026-11-22T02:37:57.014+0000][0.680s][info][gc          ] GC(75) Pause Degenerated GC (Outside of Cycle) 59M->57M(64M) 2.150ms",
+        "gc_failure",
+        {"collector": "shenandoah", "cause": "Outside of Cycle", "pause_s": 0.00215},
+        "jdk17 Shenandoah",
+    ),
+    Case(
+        "shenandoah_init_mark",
+        "[0.511s][info][gc] GC(42) Pause Init Mark (unload classes) 0.080ms",
+        "unrecognised",
+        {},
+        "jdk17 Shenandoah: a short concurrent-cycle pause, not a young or full collection",
+    ),
+    Case(
+        "zgc_stall",
+        "[0.225s][info][gc] Allocation Stall (main) 27.632ms",
+        "gc_failure",
+        {"collector": "zgc", "pause_s": 0.027632, "cause": "main"},
+        "jdk17 ZGC",
+    ),
+    Case(
+        "zgc_cycle",
+        "[2026-11-22T02:38:05.023+0000][0.127s][info][gc          ] GC(0) Garbage Collection (System.gc()) 2M(3%)->2M(3%)",
+        "unrecognised",
+        {},
+        "jdk17 ZGC: a concurrent cycle is not a pause",
+    ),
+    Case(
+        "zgc_generational_major",
+        "[2025-02-11T13:06:19.580-0800][info][gc          ] GC(1) Major Collection (Metadata GC Threshold) 296M(1%)->80M(0%) 0.105s",
+        "unrecognised",
+        {},
+        "JDK 21 generational ZGC (GCToolkit test line): concurrent, not a pause",
+    ),
+    Case(
+        "unified_truncated",
+        "[0.052s][info][gc] GC(1) Pause Full (Ergonomics) 60M->30M(",
+        "malformed",
+        {"reason": "full_gc"},
+        "a truncated GC line is malformed",
+    ),
+)
+
+ALL_CASES: tuple[Case, ...] = KAFKA_CASES + GC_CASES

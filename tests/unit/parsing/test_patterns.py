@@ -1,0 +1,108 @@
+"""The pattern table, run by Python's ``re`` (the same table Spark runs as Java regexes)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from tests.parsing_cases import ALL_CASES, Case
+
+from kafka_health.parsing import patterns as P
+from kafka_health.parsing.reference import classify
+
+# Groups that the reference returns raw and the cases state converted; checked in Spark only.
+CONVERTED = {"isr_before", "isr_after", "partition", "leader", "leader_epoch", "min_isr"}
+
+
+def test_table_is_sound() -> None:
+    """Unique names, known events, groups and collectors, every regex compiles."""
+    assert P.check_table() == []
+
+
+def test_every_event_type_has_a_pattern_and_a_case() -> None:
+    """The vocabulary is the contract: each type is parsed and tested."""
+    with_patterns = {p.event for p in P.ALL_PATTERNS}
+    with_cases = {c.expect for c in ALL_CASES}
+    assert set(P.EVENT_TYPES) <= with_patterns
+    assert set(P.EVENT_TYPES) <= with_cases
+
+
+def test_every_pattern_has_a_case() -> None:
+    """Each supported wording has at least one test line."""
+    used = {classify(c.text, c.kind).pattern for c in ALL_CASES}
+    assert {p.name for p in P.ALL_PATTERNS} - used == set()
+
+
+def test_every_pattern_names_its_source() -> None:
+    """A wording without a source is a guess."""
+    assert all(len(p.source) > 10 for p in P.ALL_PATTERNS)
+
+
+def test_java_regex_keeps_group_numbers() -> None:
+    """Spark gets the regex without names; group numbers must not move."""
+    for p in P.ALL_PATTERNS:
+        java = p.java_regex()
+        assert "(?P<" not in java
+        assert re.compile(java).groups == re.compile(p.regex).groups
+
+
+@pytest.mark.parametrize("case", ALL_CASES, ids=[c.id for c in ALL_CASES])
+def test_case(case: Case) -> None:
+    """Each line gets the expected outcome and event (reason: the case's source)."""
+    result = classify(case.text, case.kind)
+    if case.expect in ("malformed", "unrecognised"):
+        assert result.outcome == case.expect, case.source
+        if case.expect == "malformed":
+            assert result.event == case.fields["reason"]
+        return
+    assert result.outcome == "event", case.source
+    assert result.event == case.expect, case.source
+    if "session_id" in case.fields:
+        assert result.groups["session_id"] == case.fields["session_id"]
+    if "cause" in case.fields:
+        assert result.groups["cause"] == case.fields["cause"]
+
+
+@pytest.mark.parametrize("case", [c for c in ALL_CASES if c.expect in P.EVENT_TYPES],
+                         ids=[c.id for c in ALL_CASES if c.expect in P.EVENT_TYPES])  # fmt: skip
+def test_trigger_covers_pattern(case: Case) -> None:
+    """The one-pass prefilter (all triggers) must see every event line, or events are lost."""
+    pattern = next(p for p in P.ALL_PATTERNS if p.name == classify(case.text).pattern)
+    text = case.text if pattern.scope == "entry" else case.text.split("\n")[0]
+    assert re.search(pattern.trigger, text), pattern.name
+
+
+@pytest.mark.parametrize(
+    ("line", "starts"),
+    [
+        ("[2019-05-15 22:20:14,399] INFO x (y)", True),  # log4j default layout
+        ("2019-05-15 22:20:14,399 INFO x", True),  # Strimzi layout
+        ("ERROR 2019-05-15 23:05:23,221 [main] x", True),  # level-first layout
+        ("[0.029s][info][gc] GC(0) Pause Full", True),  # unified JVM logging
+        ("2019-05-15T22:25:59.422+0800: 21989402.560: [Full GC", True),  # JDK 8 date stamps
+        ("0.844: [GC 0.844: [DefNew", True),  # JDK 8 uptime stamps
+        ("   [Eden: 0.0B(408.0M)->0.0B(408.0M)", False),  # JDK 8 G1 detail line
+        (" [Times: user=21.74 sys=0.00, real=10.39 secs]", False),  # JDK 8 times line
+        ("\tat kafka.log.LogCleaner.run(LogCleaner.scala:1)", False),  # stack frame
+        ("java.lang.ArrayIndexOutOfBoundsException: 18", False),  # exception line
+        (" (concurrent mode failure): 1K->1K(2K), 0.1 secs]", False),  # CMS continuation
+    ],
+)
+def test_entry_start(line: str, starts: bool) -> None:
+    """Which lines start an entry and which continue the one before."""
+    assert bool(re.search(P.ENTRY_START, line)) is starts
+
+
+@pytest.mark.parametrize(
+    ("line", "family", "outcome"),
+    [
+        ("[0.052s][info][gc] GC(1) Pause Full (Ergonomics) 60M->30M(61M) 12.120ms", "kafka",
+         "unrecognised"),  # --kind kafka: GC patterns are not tried
+        ("[2019-05-15 22:20:14,399] INFO zookeeper state changed (Expired) (x)", "gc",
+         "unrecognised"),  # --kind gc: Kafka patterns are not tried
+        ("", "auto", "unrecognised"),  # empty entry
+    ],
+)  # fmt: skip
+def test_family_narrows_patterns(line: str, family: str, outcome: str) -> None:
+    """The kind of a log limits which patterns apply."""
+    assert classify(line, family).outcome == outcome
