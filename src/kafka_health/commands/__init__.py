@@ -4,6 +4,24 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from kafka_health.commands import check_config, demo, dev_cluster, fetch_jars, parse, ship_logs
+from kafka_health.commands import (
+    alerts,
+    check_config,
+    demo,
+    dev_cluster,
+    fetch_jars,
+    parse,
+    ship_logs,
+    silence,
+)
 
-COMMANDS: list[ModuleType] = [check_config, dev_cluster, demo, fetch_jars, ship_logs, parse]
+COMMANDS: list[ModuleType] = [
+    check_config,
+    dev_cluster,
+    demo,
+    fetch_jars,
+    ship_logs,
+    parse,
+    alerts,
+    silence,
+]

@@ -1,0 +1,56 @@
+"""Grouping: alerts with the same ``group_by`` labels (one broker) make one notification.
+
+A group's first notification waits ``group_wait_s`` (so the rest of a sick broker's alerts,
+and the causes that explain them, arrive first); later changes wait until ``group_interval_s``
+after the previous notification; reminders go out without waiting.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from kafka_health.alerting.notify_log import Entry, NotifyReason
+
+
+def group_labels(labels: Mapping[str, str], group_by: list[str]) -> dict[str, str]:
+    """The alert's values of the grouping labels (absent ones left out: cluster-wide)."""
+    return {k: labels[k] for k in group_by if labels.get(k)}
+
+
+def group_key(labels: Mapping[str, str], group_by: list[str]) -> str:
+    """Alertmanager-style ``{broker_id="3"}``; ``{}`` for the cluster-wide group."""
+    values = group_labels(labels, group_by)
+    return "{" + ",".join(f'{k}="{v}"' for k, v in sorted(values.items())) + "}"
+
+
+class GroupTimers:
+    """When each (receiver, group) first had something to say since it last spoke."""
+
+    def __init__(self, group_wait_s: float, group_interval_s: float) -> None:
+        self.group_wait_s = group_wait_s
+        self.group_interval_s = group_interval_s
+        self._pending_since: dict[tuple[str, str], float] = {}
+
+    def due(
+        self,
+        receiver: str,
+        key: str,
+        reason: NotifyReason | None,
+        entry: Entry | None,
+        now: float,
+    ) -> bool:
+        """Whether the notification for ``reason`` should go out now."""
+        slot = (receiver, key)
+        if reason is None:
+            self._pending_since.pop(slot, None)
+            return False
+        since = self._pending_since.setdefault(slot, now)
+        if reason == NotifyReason.REPEAT:
+            return True
+        ready = since + self.group_wait_s
+        if entry is not None and reason != NotifyReason.FIRST:
+            ready = max(ready, entry.notified_at + self.group_interval_s)
+        return now >= ready
+
+    def flushed(self, receiver: str, key: str) -> None:
+        self._pending_since.pop((receiver, key), None)

@@ -1,0 +1,55 @@
+"""Inhibition: a firing cause mutes the symptoms it explains (Alertmanager's inhibit rules,
+with a time window, as a cause is often seen in one log and its symptoms in others)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from kafka_health.alerting.causes import hosted_by
+from kafka_health.alerting.engine import Alert, AlertState
+from kafka_health.alerting.rules import InhibitRuleConfig, matcher
+from kafka_health.alerting.silence import matches_all
+
+
+def _source_window(source: Alert, rule: InhibitRuleConfig, now: float) -> tuple[float, float]:
+    last_active = now if source.state == AlertState.FIRING else (source.ends_at or now)
+    return source.starts_at - rule.lead_s, last_active + rule.window_s
+
+
+def _explains(source: Alert, target: Alert, rule: InhibitRuleConfig, now: float) -> bool:
+    if source.state == AlertState.PENDING or not target.active:
+        return False
+    if not matches_all([matcher(m) for m in rule.source_matchers], source.labels):
+        return False
+    if not matches_all([matcher(m) for m in rule.target_matchers], target.labels):
+        return False
+    if any(source.labels.get(k, "") != target.labels.get(k, "") for k in rule.equal):
+        return False
+    low, high = _source_window(source, rule, now)
+    if not low <= target.starts_at <= high:
+        return False
+    for label, allowed in rule.target_only.items():
+        values = set(target.label_values.get(label, []))
+        if not values or not values <= set(allowed):
+            return False
+    return hosted_by(target, {source.broker_id} if source.broker_id else set(), rule.hosted)
+
+
+def inhibitions(
+    alerts: Iterable[Alert], rules: list[InhibitRuleConfig], now: float
+) -> dict[str, tuple[str, InhibitRuleConfig]]:
+    """For each inhibited alert: the earliest-starting source that explains it, and the rule."""
+    by_rule: dict[str, list[Alert]] = {}
+    for alert in alerts:
+        by_rule.setdefault(alert.rule, []).append(alert)
+    found: dict[str, tuple[Alert, InhibitRuleConfig]] = {}
+    for rule in rules:
+        sources = sorted(by_rule.get(rule.source, []), key=lambda a: a.starts_at)
+        for target in (a for name in rule.targets for a in by_rule.get(name, [])):
+            source = next((s for s in sources if _explains(s, target, rule, now)), None)
+            if source is None:
+                continue
+            known = found.get(target.fingerprint)
+            if known is None or source.starts_at < known[0].starts_at:
+                found[target.fingerprint] = (source, rule)
+    return {fp: (source.fingerprint, rule) for fp, (source, rule) in found.items()}

@@ -1,0 +1,52 @@
+"""Maintenance: a broker that logged a controlled shutdown is being restarted on purpose.
+
+For ``maintenance_window_s`` after it, the broker's expected symptoms do not page; each rule
+says which are expected (``RuleConfig.maintenance``). Unexpected ones (a lost write, min ISR
+on a partition the broker does not host) still page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from kafka_health.alerting.causes import hosted_by
+from kafka_health.alerting.engine import Alert
+from kafka_health.alerting.rules import MaintenanceMode
+from kafka_health.model import Signal
+
+SHUTDOWN_SIGNAL = "controlled_shutdowns"
+
+
+class Maintenance:
+    """Maintenance windows per broker id, opened by ``controlled_shutdowns`` signals."""
+
+    def __init__(self, window_s: float) -> None:
+        self.window_s = window_s
+        self.until: dict[str, float] = {}
+
+    def observe(self, signals: Iterable[Signal]) -> None:
+        for sig in signals:
+            broker = sig.label("broker_id")
+            if sig.name == SHUTDOWN_SIGNAL and sig.value > 0 and broker:
+                self.until[broker] = max(self.until.get(broker, 0.0), sig.at + self.window_s)
+
+    def brokers(self, now: float) -> set[str]:
+        """The brokers in maintenance at ``now``."""
+        return {b for b, until in self.until.items() if now < until}
+
+    def mutes(self, alert: Alert, mode: MaintenanceMode, now: float) -> str | None:
+        """The reason ``alert`` is expected during maintenance, or None."""
+        brokers = self.brokers(now)
+        if mode == "page" or not brokers:
+            return None
+        names = ",".join(sorted(brokers, key=lambda b: (len(b), b)))
+        if mode == "any_broker":
+            return f"maintenance of broker {names}"
+        if alert.broker_id in brokers:
+            return f"maintenance of broker {alert.broker_id}"
+        if mode == "hosted" and hosted_by(alert, brokers, "required"):
+            return f"maintenance of broker {names} (hosts its partitions)"
+        return None
+
+    def prune(self, now: float) -> None:
+        self.until = {b: u for b, u in self.until.items() if u > now}

@@ -1,0 +1,158 @@
+"""The outbox: notifications written to disk before they are sent, removed once delivered.
+
+One file per notification (``<seq>.json``), rewritten after each failed attempt, deleted after
+delivery; the delivered idempotency keys are appended to ``delivered.jsonl``. A crash loses
+nothing not yet delivered, and enqueuing a notification whose key is pending or delivered is a
+no-op, so a replayed batch or a restart never pages twice. Notifications of one group to one
+receiver go out in order: only the oldest is attempted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kafka_health.alerting.persist import read_json, write_json
+from kafka_health.alerting.webhook import Notification
+
+
+@dataclass
+class OutboxEntry:
+    seq: int
+    notification: Notification
+    created_at: float
+    attempts: int = 0
+    next_attempt_at: float = 0.0
+    last_error: str = ""
+
+    @property
+    def slot(self) -> tuple[str, str]:
+        return (self.notification.receiver, self.notification.group_key)
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.notification.receiver, self.notification.idempotency_key)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "seq": self.seq,
+            "notification": self.notification.to_json(),
+            "created_at": self.created_at,
+            "attempts": self.attempts,
+            "next_attempt_at": self.next_attempt_at,
+            "last_error": self.last_error,
+        }
+
+
+class Outbox:
+    """Thread-safe: the evaluation thread enqueues, the delivery thread sends."""
+
+    def __init__(self, directory: Path, delivered_retention_s: float, now: float) -> None:
+        self.dir = directory
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._entries: dict[int, OutboxEntry] = {}
+        for path in self.dir.glob("*.json"):
+            data = read_json(path, None)
+            if data is None:
+                continue
+            entry = OutboxEntry(
+                data["seq"],
+                Notification.from_json(data["notification"]),
+                data["created_at"],
+                data.get("attempts", 0),
+                data.get("next_attempt_at", 0.0),
+                data.get("last_error", ""),
+            )
+            self._entries[entry.seq] = entry
+        self._seq = max(self._entries, default=0)
+        self._delivered_path = self.dir / "delivered.jsonl"
+        self._delivered: dict[tuple[str, str], float] = {}
+        self._load_delivered(now - delivered_retention_s)
+
+    def _load_delivered(self, keep_after: float) -> None:
+        lines: list[str] = []
+        if self._delivered_path.exists():
+            lines = self._delivered_path.read_text(encoding="utf-8").splitlines()
+        for line in lines:
+            try:
+                item = json.loads(line)
+            except json.JSONDecodeError:  # a line torn by a crash
+                continue
+            if item["at"] >= keep_after:
+                self._delivered[(item["receiver"], item["key"])] = item["at"]
+        tmp = self._delivered_path.with_suffix(".tmp")
+        tmp.write_text(
+            "".join(
+                json.dumps({"receiver": r, "key": k, "at": at}) + "\n"
+                for (r, k), at in self._delivered.items()
+            ),
+            encoding="utf-8",
+        )
+        os.replace(tmp, self._delivered_path)
+
+    def enqueue(self, notification: Notification, now: float) -> bool:
+        """Store a notification; False when its key is already pending or delivered."""
+        key = (notification.receiver, notification.idempotency_key)
+        with self._lock:
+            if key in self._delivered or any(e.key == key for e in self._entries.values()):
+                return False
+            self._seq += 1
+            entry = OutboxEntry(self._seq, notification, now, next_attempt_at=now)
+            write_json(self._path(entry), entry.to_json())
+            self._entries[entry.seq] = entry
+            return True
+
+    def due(self, now: float) -> list[OutboxEntry]:
+        """The oldest entry of each (receiver, group) whose next attempt is due."""
+        with self._lock:
+            heads: dict[tuple[str, str], OutboxEntry] = {}
+            for seq in sorted(self._entries):
+                heads.setdefault(self._entries[seq].slot, self._entries[seq])
+            return [e for e in heads.values() if e.next_attempt_at <= now]
+
+    def next_attempt_at(self) -> float | None:
+        with self._lock:
+            return min((e.next_attempt_at for e in self._entries.values()), default=None)
+
+    def delivered(self, entry: OutboxEntry, now: float) -> None:
+        with self._lock:
+            receiver, key = entry.key
+            with self._delivered_path.open("a", encoding="utf-8") as f:
+                f.write(json.dumps({"receiver": receiver, "key": key, "at": now}) + "\n")
+                f.flush()
+                os.fsync(f.fileno())
+            self._delivered[entry.key] = now
+            self._remove(entry)
+
+    def failed(self, entry: OutboxEntry, next_attempt_at: float, error: str) -> None:
+        with self._lock:
+            entry.attempts += 1
+            entry.next_attempt_at = next_attempt_at
+            entry.last_error = error
+            if entry.seq in self._entries:
+                write_json(self._path(entry), entry.to_json())
+
+    def drop(self, entry: OutboxEntry) -> None:
+        """Give up on an entry (a permanent error, or too old)."""
+        with self._lock:
+            self._remove(entry)
+
+    def pending(self) -> list[OutboxEntry]:
+        with self._lock:
+            return [self._entries[s] for s in sorted(self._entries)]
+
+    def was_delivered(self, receiver: str, key: str) -> bool:
+        with self._lock:
+            return (receiver, key) in self._delivered
+
+    def _remove(self, entry: OutboxEntry) -> None:
+        self._entries.pop(entry.seq, None)
+        self._path(entry).unlink(missing_ok=True)
+
+    def _path(self, entry: OutboxEntry) -> Path:
+        return self.dir / f"{entry.seq:012d}.json"

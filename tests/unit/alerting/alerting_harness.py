@@ -1,0 +1,179 @@
+"""A pre-wired alert service for unit tests: the shipped rules, a fake clock and transport.
+
+Time only moves when a test says so (``Harness.run``); nothing sleeps, nothing listens.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from prometheus_client import CollectorRegistry
+
+from kafka_health.alerting.engine import Alert, AlertState
+from kafka_health.alerting.rules import AlertRulesConfig, load_rules
+from kafka_health.alerting.service import AlertService
+from kafka_health.alerting.webhook import DeliveryResult, Notification
+from kafka_health.config import AlertingConfig, ExporterConfig, ReceiverConfig, SilenceConfig
+from kafka_health.model import Signal, labels
+
+Signals = Callable[[float], list[Signal]]
+"""Test time -> the signals reported then."""
+
+REPO = Path(__file__).resolve().parents[3]
+RULES_FILE = REPO / "conf" / "alerts.yaml"
+T0 = 1_700_000_000.0  # an arbitrary epoch second: every test's time 0
+
+
+@functools.cache
+def shipped_rules() -> AlertRulesConfig:
+    """conf/alerts.yaml, parsed once per test run (rules are immutable)."""
+    return load_rules(RULES_FILE)
+
+
+def sig(
+    name: str, value: float, at: float, details: dict[str, Any] | None = None, **lbl: Any
+) -> Signal:
+    """A signal at test time ``at`` (seconds after T0)."""
+    return Signal(name, labels(**lbl), float(value), T0 + at, details or {})
+
+
+def partitions(*replica_sets: tuple[int, ...]) -> dict[str, Any]:
+    """Details listing partitions of topic t with the given replica sets."""
+    return {
+        "partitions": [
+            {"topic": "t", "partition": i, "replicas": list(r), "isr": list(r[:1])}
+            for i, r in enumerate(replica_sets)
+        ]
+    }
+
+
+@dataclass
+class FakeClock:
+    now: float = T0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@dataclass
+class FakeTransport:
+    """Records every attempt; ``results`` (if any) are returned in order, then success."""
+
+    results: list[DeliveryResult] = field(default_factory=list)
+    attempts: list[Notification] = field(default_factory=list)
+    delivered: list[Notification] = field(default_factory=list)
+
+    def send(self, receiver: ReceiverConfig, notification: Notification) -> DeliveryResult:
+        self.attempts.append(notification)
+        result = self.results.pop(0) if self.results else DeliveryResult(True, status=200)
+        if result.ok:
+            self.delivered.append(notification)
+        return result
+
+
+PAGER = ReceiverConfig(name="pager", url="http://127.0.0.1:1/alerts")
+
+
+def alerting_config(state_dir: Path, **overrides: Any) -> AlertingConfig:
+    base = AlertingConfig(
+        rules_file=str(RULES_FILE),
+        state_dir=str(state_dir),
+        receivers=[PAGER],
+        exporter=ExporterConfig(port=None),
+    )
+    return dataclasses.replace(base, **overrides)
+
+
+class Harness:
+    """One service on a state directory; ``restart()`` makes a new one on the same directory."""
+
+    def __init__(
+        self,
+        state_dir: Path,
+        rules: AlertRulesConfig | None = None,
+        silences: list[SilenceConfig] | None = None,
+        **overrides: Any,
+    ) -> None:
+        self.state_dir = state_dir
+        self.rules = rules if rules is not None else shipped_rules()
+        self.config = alerting_config(state_dir, silences=silences or [], **overrides)
+        self.clock = FakeClock()
+        self.transport = FakeTransport()
+        self.service = self._new_service()
+
+    def _new_service(self) -> AlertService:
+        service = AlertService(
+            self.config,
+            self.rules,
+            cluster="test",
+            clock=self.clock,
+            transport=self.transport,
+            registry=CollectorRegistry(),
+            rand=lambda: 0.5,
+        )
+        service.open()
+        return service
+
+    def restart(self) -> None:
+        """A new process on the same state (what survives a kill -9 is what is on disk)."""
+        self.service = self._new_service()
+
+    def tick(self, t: float, signals: Iterable[Signal] = ()) -> None:
+        """Submit ``signals``, evaluate and deliver at test time ``t``."""
+        self.clock.now = T0 + t
+        self.service.submit(signals)
+        self.service.step()
+        self.service.deliver()
+
+    def run(
+        self,
+        start: float,
+        end: float,
+        signals: Callable[[float], Iterable[Signal]],
+        step: float = 5,
+    ) -> None:
+        """Tick every ``step`` seconds from ``start`` to ``end`` inclusive."""
+        t = start
+        while t <= end:
+            self.tick(t, signals(t))
+            t += step
+
+    # What happened
+
+    def alerts(self, rule: str) -> list[Alert]:
+        return [a for a in self.service.engine.alerts.values() if a.rule == rule]
+
+    def firing(self, rule: str) -> bool:
+        return any(a.state == AlertState.FIRING for a in self.alerts(rule))
+
+    @property
+    def sent(self) -> list[Notification]:
+        return self.transport.delivered
+
+    def pages(self) -> list[Notification]:
+        """Notifications that told of new firing alerts (not reminders or resolutions)."""
+        return [n for n in self.sent if n.reason in ("first", "new_alerts")]
+
+    def resolutions(self, rule: str | None = None) -> list[Notification]:
+        return [
+            n
+            for n in self.sent
+            if any(
+                a.status == "resolved" and (rule is None or a.labels["alertname"] == rule)
+                for a in n.alerts
+            )
+        ]
+
+    def paged_rules(self) -> list[str]:
+        """The rule of each alert instance (fingerprint, start) that was paged, once each."""
+        seen: dict[tuple[str, float], str] = {}
+        for n in self.pages():
+            for a in n.alerts:
+                if a.status == "firing":
+                    seen.setdefault((a.fingerprint, a.starts_at), a.labels["alertname"])
+        return list(seen.values())

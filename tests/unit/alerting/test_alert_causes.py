@@ -1,0 +1,153 @@
+"""Causes named: inhibition mutes the symptoms, the cause's page names them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from alerting_harness import Harness, Signals, partitions, sig
+
+from kafka_health.model import Signal
+
+NOT_LEADER = "NotLeaderOrFollowerException"
+
+
+def gc_incident(gc_times: list[float], zk_delay: float = 3.0) -> Signals:
+    """The second seed incident on broker 3 of brokers 1-3: Full GCs of 10 s (over the 6 s
+    session timeout) every 90 s; each expires its session, moves its leaders to brokers 1 and
+    2 (an election storm), leaves their partitions under-replicated and makes canary writes
+    fail with NotLeader on 1 and 2 and time out on 3."""
+
+    def recent(t: float, delay: float = 0.0, width: float = 60.0) -> bool:
+        return any(g + delay <= t < g + delay + width for g in gc_times)
+
+    def signals(t: float) -> list[Signal]:
+        out = [sig("under_replicated_partitions", 0, t, broker_id=b) for b in (1, 2)]
+        if recent(t):
+            out += [
+                sig("full_gc_count", 1, t, broker_id=3),
+                sig("full_gc_over_session_timeout", 1, t, {"max_pause_s": 10.2}, broker_id=3),
+            ]
+        if recent(t, zk_delay):
+            out.append(sig("zk_session_expirations", 1, t, broker_id=3))
+            out.append(sig("broker_failures", 1, t, broker_id=3))
+        if recent(t, 5):
+            for b in (1, 2):
+                out += [
+                    sig("leader_elections_per_minute", 20, t, broker_id=b),
+                    sig("under_replicated_partitions", 10, t, partitions((b, 3)), broker_id=b),
+                    sig("canary_availability_ratio", 0.7, t, broker_id=b),
+                    sig("canary_send_failures", 9, t, broker_id=b, error_class=NOT_LEADER),
+                ]
+            out += [
+                sig("canary_availability_ratio", 0.2, t, broker_id=3),
+                sig("canary_send_failures", 40, t, broker_id=3, error_class="TimeoutException"),
+            ]
+        return out
+
+    return signals
+
+
+def test_gc_session_expiry_election_chain_is_one_page_naming_the_gc(tmp_path: Path) -> None:
+    h = Harness(tmp_path)
+    gcs = [float(t) for t in range(0, 600, 90)]
+    h.run(0, 2400, gc_incident(gcs))
+    [page] = h.pages()
+    firing = [a for a in page.alerts if a.status == "firing"]
+    assert [a.labels["alertname"] for a in firing] == ["FullGCPauseOverSessionTimeout"]
+    gc = firing[0]
+    assert gc.labels["broker_id"] == "3"
+    assert "Full GC on broker 3" in gc.annotations["cause"]
+    assert "ZooKeeper session of broker 3 expired" in gc.annotations["explains"]
+    assert "Leader election storm" in gc.annotations["explains"]
+    # Every symptom fired and was muted, none paged on its own:
+    for rule in ("ZkSessionExpired", "LeaderElectionStorm", "BrokerFailed", "FullGC",
+                 "FrequentFullGC", "UnderReplicatedPartitions", "CanaryWriteFailure"):  # fmt: skip
+        assert h.alerts(rule), f"{rule} was evaluated"
+    assert h.paged_rules() == ["FullGCPauseOverSessionTimeout"]
+    assert len(h.resolutions()) == 1, "one page, one resolution"
+
+
+def test_session_expiry_seen_before_the_gc_still_names_the_gc(tmp_path: Path) -> None:
+    """Logs arrive out of order: the server log's expiry before the GC log's pause."""
+    h = Harness(tmp_path)
+    h.run(0, 300, gc_incident([8.0], zk_delay=-8.0))
+    assert h.paged_rules() == ["FullGCPauseOverSessionTimeout"]
+    h.run(305, 310, gc_incident([308.0], zk_delay=-8.0))
+    [zk] = [a for a in h.alerts("ZkSessionExpired") if a.active]
+    assert zk.muted_by == [
+        "inhibited by FullGCPauseOverSessionTimeout (gc-pause-freezes-its-broker)"
+    ]
+
+
+# (error classes of the canary failures on broker 1, the rules paged, why)
+MIN_ISR_CANARY = [
+    (["NotEnoughReplicas"], ["UnderMinIsr"], "min ISR explains NotEnoughReplicas failures"),
+    (["NotEnoughReplicasAfterAppend", "NotEnoughReplicas"], ["UnderMinIsr"], "both kinds"),
+    (["Timeout"], ["CanaryWriteFailure", "UnderMinIsr"], "timeouts are something else"),
+    (["NotEnoughReplicas", "Timeout"], ["CanaryWriteFailure", "UnderMinIsr"],
+     "not all of them are explained"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("errors", "paged", "why"), MIN_ISR_CANARY)
+def test_min_isr_and_canary_failures(
+    errors: list[str], paged: list[str], why: str, tmp_path: Path
+) -> None:
+    h = Harness(tmp_path)
+
+    def signals(t: float) -> list[Signal]:
+        failures = [sig("canary_send_failures", 30, t, broker_id=1, error_class=e) for e in errors]
+        return [
+            sig("under_min_isr_partitions", 2, t, broker_id=1),
+            sig("canary_availability_ratio", 0.5, t, broker_id=1),
+            *failures,
+        ]
+
+    h.run(0, 90, signals)
+    assert sorted(h.paged_rules()) == paged, why
+    if paged == ["UnderMinIsr"]:
+        explains = h.pages()[0].alerts[0].annotations["explains"]
+        assert "Canary writes fail on broker 1" in explains
+
+
+def _broker_failure_and_urp(replicas: tuple[int, ...] | None) -> Signals:
+    details = partitions(replicas) if replicas else {}
+    return lambda t: [
+        sig("broker_failures", 1 if t < 60 else 0, t, broker_id=2),
+        sig("under_replicated_partitions", 3, t, details, broker_id=1),
+    ]
+
+
+def test_broker_failure_explains_under_replication_of_its_partitions(tmp_path: Path) -> None:
+    h = Harness(tmp_path)
+    h.run(0, 300, _broker_failure_and_urp((1, 2, 3)))
+    assert h.paged_rules() == ["BrokerFailed"]
+
+
+def test_broker_failure_does_not_explain_partitions_it_does_not_host(tmp_path: Path) -> None:
+    h = Harness(tmp_path)
+    h.run(0, 300, _broker_failure_and_urp((1, 3)))
+    assert sorted(h.paged_rules()) == ["BrokerFailed", "UnderReplicatedPartitions"]
+
+
+def test_cluster_canary_failure_is_explained_by_the_broker_one(tmp_path: Path) -> None:
+    h = Harness(tmp_path)
+    h.run(
+        0,
+        90,
+        lambda t: [
+            sig("canary_availability_ratio", 0.3, t, broker_id=2),
+            sig("canary_availability_ratio", 0.8, t),
+        ],
+    )
+    assert h.paged_rules() == ["CanaryWriteFailure"]
+    assert h.pages()[0].group_labels == {"broker_id": "2"}
+
+
+def test_unreachable_cluster_explains_the_stalled_monitor(tmp_path: Path) -> None:
+    h = Harness(tmp_path)
+    h.tick(0, [sig("job_last_batch_timestamp", 1_700_000_000.0, 0, query="logs")])
+    h.run(5, 300, lambda t: [sig("job_kafka_unreachable", 1, t, query="logs")])
+    assert h.alerts("MonitorStalled"), "the monitor did stall"
+    assert h.paged_rules() == ["ClusterUnreachable"]

@@ -1,0 +1,66 @@
+"""The /metrics content: signals, active alerts, heartbeat, delivery counters."""
+
+from __future__ import annotations
+
+import urllib.request
+from pathlib import Path
+
+from alerting_harness import T0, Harness, sig
+from prometheus_client import generate_latest
+
+from kafka_health.alerting.webhook import FAILURE_REASONS
+from kafka_health.config import ExporterConfig
+
+
+def test_signals_alerts_heartbeat_and_counters(tmp_path: Path) -> None:
+    h = Harness(tmp_path)
+    h.run(
+        0,
+        30,
+        lambda t: [
+            sig("under_min_isr_partitions", 2, t, broker_id=1),
+            sig("canary_ack_latency_seconds", 0.02, t, broker_id=1, partition=0, quantile="0.99"),
+            sig("not_a_catalogue_signal", 1, t),
+        ],
+    )
+    reg = h.service.registry
+    assert reg.get_sample_value("kafka_health_under_min_isr_partitions", {"broker_id": "1"}) == 2
+    latency = {"broker_id": "1", "partition": "0", "quantile": "0.99"}
+    assert reg.get_sample_value("kafka_health_canary_ack_latency_seconds", latency) == 0.02
+    active = {
+        "alertname": "UnderMinIsr", "severity": "critical", "state": "firing", "broker_id": "1",
+        "kind": "", "query": "",
+    }  # fmt: skip
+    assert reg.get_sample_value("kafka_health_alert_active", active) == 1
+    assert reg.get_sample_value("kafka_health_heartbeat_timestamp_seconds") == T0 + 30
+    assert reg.get_sample_value("kafka_health_notifications_total", {"receiver": "pager"}) == 1
+    for reason in FAILURE_REASONS:
+        labels = {"receiver": "pager", "reason": reason}
+        assert reg.get_sample_value("kafka_health_notifications_failed_total", labels) == 0
+    text = generate_latest(reg).decode()
+    assert "not_a_catalogue_signal" not in text
+    assert "# HELP kafka_health_under_min_isr_partitions partitions whose ISR" in text
+
+
+def test_series_per_signal_are_bounded(tmp_path: Path) -> None:
+    h = Harness(tmp_path, exporter=ExporterConfig(port=None, max_series_per_signal=3))
+    h.tick(
+        0,
+        [sig("canary_partition_silent_seconds", 1, 0, broker_id=1, partition=p) for p in range(5)],
+    )
+    text = generate_latest(h.service.registry).decode()
+    assert text.count("kafka_health_canary_partition_silent_seconds{") == 3
+    assert h.service.registry.get_sample_value("kafka_health_exporter_series_dropped") == 2
+
+
+def test_metrics_endpoint_serves_on_a_free_port(tmp_path: Path) -> None:
+    h = Harness(tmp_path, exporter=ExporterConfig(host="127.0.0.1", port=0))
+    h.tick(0, [sig("full_gc_count", 1, 0, broker_id=3)])
+    h.service.exporter.start()
+    try:
+        url = f"http://127.0.0.1:{h.service.exporter.port}/metrics"
+        with urllib.request.urlopen(url, timeout=10) as resp:
+            body = resp.read().decode()
+    finally:
+        h.service.exporter.stop()
+    assert 'kafka_health_full_gc_count{broker_id="3"} 1.0' in body

@@ -1,0 +1,89 @@
+"""The job's inputs: full snapshots (``publish``), partial updates (``submit``), and the
+job-health calls that make ClusterUnreachable and MonitorStalled fire without batches."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from alerting_harness import T0, Harness, sig
+
+from kafka_health.model import Signal
+
+
+def publish(h: Harness, t: float, signals: list[Signal]) -> None:
+    h.clock.now = T0 + t
+    h.service.publish(signals)
+    h.service.step()
+    h.service.deliver()
+
+
+def test_a_series_missing_from_the_next_snapshot_is_gone(tmp_path: Path) -> None:
+    """The job's board only reports what is current: a stuck load that finished is absent."""
+    h = Harness(tmp_path)
+    for t in range(0, 30, 5):
+        publish(h, t, [sig("coordinator_loads_stuck", 1, t, broker_id=1)])
+    assert h.firing("CoordinatorLoadStuck")
+    for t in range(30, 100, 5):
+        publish(h, t, [sig("full_gc_count", 0, t, broker_id=2)])
+    assert not h.firing("CoordinatorLoadStuck"), "gone at 30, resolved keep_firing_for (60 s) later"
+    assert len(h.resolutions("CoordinatorLoadStuck")) == 1
+
+
+def test_a_series_missing_from_partial_updates_lasts_until_the_ttl(tmp_path: Path) -> None:
+    h = Harness(tmp_path)
+    h.run(0, 25, lambda t: [sig("coordinator_loads_stuck", 1, t, broker_id=1)])
+    h.run(30, 200, lambda t: [sig("full_gc_count", 0, t, broker_id=2)])
+    assert h.firing("CoordinatorLoadStuck"), "submit is partial: the series holds for 180 s"
+    h.run(205, 300, lambda t: [])
+    assert not h.firing("CoordinatorLoadStuck")
+
+
+def test_range_history_survives_absence_from_snapshots(tmp_path: Path) -> None:
+    """Full GCs are reported only in the windows that hold them; the 10-minute count keeps
+    them while the snapshots in between do not mention the broker."""
+    h = Harness(tmp_path)
+    for t in range(0, 400, 10):
+        in_window = any(g <= t < g + 60 for g in (0, 150, 300))
+        publish(h, t, [sig("full_gc_count", 1, t, broker_id=3)] if in_window else [])
+    assert h.firing("FrequentFullGC")
+
+
+def test_watched_query_without_batches_stalls(tmp_path: Path) -> None:
+    h = Harness(tmp_path)
+    h.clock.now = T0
+    h.service.watch_query("logs")
+    for t in range(0, 130, 5):
+        publish(h, t, [])  # the job's snapshots do not mention the query yet
+    assert h.firing("MonitorStalled")
+    h.clock.now = T0 + 130
+    h.service.batch_completed("logs")
+    h.run(130, 200, lambda t: [])
+    assert not h.firing("MonitorStalled")
+
+
+def test_kafka_unreachable_fires_without_any_batch(tmp_path: Path) -> None:
+    h = Harness(tmp_path)
+    h.clock.now = T0
+    h.service.kafka_unreachable("canary", True)
+    h.run(0, 40, lambda t: [])
+    assert h.paged_rules() == ["ClusterUnreachable"]
+    h.service.kafka_unreachable("canary", False)
+    h.run(45, 100, lambda t: [])
+    assert h.resolutions("ClusterUnreachable")
+
+
+def test_maintenance_reads_replicas_from_a_mapping(tmp_path: Path) -> None:
+    """Details as the job writes them: "topic-partition" names, replicas in a mapping."""
+    h = Harness(tmp_path)
+
+    def signals(t: float) -> list[Signal]:
+        hosted = {"partitions": ["t-0"], "replicas": {"t-0": [1, 2, 3]}}
+        not_hosted = {"partitions": ["u-0"], "replicas": {"u-0": [1, 3]}}
+        return [
+            sig("controlled_shutdowns", 1, t, broker_id=2),
+            sig("under_min_isr_partitions", 1, t, hosted, broker_id=1),
+            sig("under_min_isr_partitions", 1, t, not_hosted, broker_id=3),
+        ]
+
+    h.run(0, 60, signals)
+    assert [p.group_labels for p in h.pages()] == [{"broker_id": "3"}]

@@ -1,0 +1,205 @@
+"""Lifecycle: flapping pages once, a sick broker is one page, repeats, restarts, no sleeps."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from alerting_harness import Harness, partitions, sig
+
+from kafka_health.alerting.notify_log import Entry, NotifiedAlert, NotifyReason, needs_update
+from kafka_health.alerting.webhook import DeliveryResult
+from kafka_health.model import Signal
+
+
+@pytest.mark.parametrize(
+    ("rule", "signal", "why"),
+    [
+        ("UnderMinIsr", "under_min_isr_partitions", "for_s 10 < 20 s on: fires in the first"),
+        ("CanaryWriteFailure", "canary_availability_ratio", "for_s 30 > 20 s on: pending keeps "
+         "its start through the 20 s gaps (keep_firing_for 60), so it still fires, once"),
+    ],
+)  # fmt: skip
+def test_flapping_every_20s_for_5_minutes_pages_once_and_resolves_once(
+    rule: str, signal: str, why: str, tmp_path: Path
+) -> None:
+    h = Harness(tmp_path)
+    bad, good = (0.5, 1.0) if signal == "canary_availability_ratio" else (1, 0)
+
+    def flapping(t: float) -> list[Signal]:
+        on = t < 300 and (t // 20) % 2 == 0
+        return [sig(signal, bad if on else good, t, broker_id=1)]
+
+    h.run(0, 600, flapping)
+    assert h.paged_rules() == [rule], why
+    assert len(h.pages()) == 1
+    assert len(h.resolutions(rule)) == 1
+    assert not h.firing(rule)
+
+
+def test_one_sick_broker_is_one_page_with_its_details(tmp_path: Path) -> None:
+    """Fifty under-replicated partitions, min ISR and a processor exception on broker 3:
+    one notification for broker 3 listing its alerts, none per partition."""
+    h = Harness(tmp_path)
+    fifty = partitions(*[(3, 1, 2)] * 50)
+
+    def sick(t: float) -> list[Signal]:
+        return [
+            sig("under_min_isr_partitions", 50, t, fifty, broker_id=3),
+            sig("processor_uncaught_exceptions", 1, t, broker_id=3),
+            sig("log_cleaner_deaths", 1, t + 2, broker_id=3),
+            sig("under_min_isr_partitions", 0, t, broker_id=1),
+        ]
+
+    h.run(0, 60, sick)
+    [page] = h.pages()
+    assert page.group_labels == {"broker_id": "3"}
+    names = sorted(a.labels["alertname"] for a in page.alerts)
+    assert names == ["LogCleanerDead", "ProcessorUncaughtException", "UnderMinIsr"]
+    min_isr = next(a for a in page.alerts if a.labels["alertname"] == "UnderMinIsr")
+    assert '"partition":20' in min_isr.annotations["details"]
+    assert len(min_isr.annotations["details"]) <= 2000, "details are bounded in a page"
+
+
+def test_alerts_arriving_within_group_wait_share_the_page(tmp_path: Path) -> None:
+    h = Harness(tmp_path)
+    h.tick(0, [sig("processor_uncaught_exceptions", 1, 0, broker_id=2)])
+    h.tick(5, [sig("log_cleaner_deaths", 1, 5, broker_id=2)])
+    assert h.sent == [], "group_wait 10 s holds the first notification"
+    h.tick(10)
+    [page] = h.pages()
+    assert len(page.alerts) == 2
+
+
+def test_a_second_broker_is_a_second_page(tmp_path: Path) -> None:
+    h = Harness(tmp_path)
+    h.run(
+        0, 30, lambda t: [sig("processor_uncaught_exceptions", 1, t, broker_id=b) for b in (1, 2)]
+    )
+    assert sorted(p.group_labels["broker_id"] for p in h.pages()) == ["1", "2"]
+
+
+def test_new_alert_in_a_paged_group_waits_for_group_interval(tmp_path: Path) -> None:
+    h = Harness(tmp_path)
+    h.run(0, 15, lambda t: [sig("processor_uncaught_exceptions", 1, t, broker_id=2)])
+    assert len(h.pages()) == 1  # at t=10
+    h.tick(20, [sig("log_cleaner_deaths", 1, 20, broker_id=2)])
+    h.tick(35, [sig("log_cleaner_deaths", 1, 35, broker_id=2)])
+    assert len(h.pages()) == 1, "group_interval 30 s after the page at 10"
+    h.tick(40, [sig("log_cleaner_deaths", 1, 40, broker_id=2)])
+    assert [p.reason for p in h.pages()] == ["first", "new_alerts"]
+
+
+def test_still_firing_alert_is_repeated_after_repeat_interval(tmp_path: Path) -> None:
+    h = Harness(tmp_path, repeat_interval_s=600)
+    h.run(0, 1300, lambda t: [sig("log_cleaner_deaths", 1, t, broker_id=2)], step=50)
+    reasons = [n.reason for n in h.sent]
+    assert reasons == ["first", "repeat", "repeat"]
+    keys = [n.idempotency_key for n in h.sent]
+    assert len(set(keys)) == 3, "a reminder is a new notification, not a replay"
+
+
+def test_restart_neither_repages_nor_loses_the_resolution(tmp_path: Path) -> None:
+    """What is on disk after each step is all a kill -9 leaves; a new service resumes from it."""
+    h = Harness(tmp_path)
+    h.run(0, 30, lambda t: [sig("under_min_isr_partitions", 2, t, broker_id=1)])
+    assert len(h.pages()) == 1
+    h.restart()
+    h.run(35, 100, lambda t: [sig("under_min_isr_partitions", 2, t, broker_id=1)])
+    assert len(h.pages()) == 1, "no second trigger after the restart"
+    h.restart()
+    h.run(105, 200, lambda t: [sig("under_min_isr_partitions", 0, t, broker_id=1)])
+    assert len(h.resolutions("UnderMinIsr")) == 1
+
+
+def test_restart_without_new_signals_does_not_resolve(tmp_path: Path) -> None:
+    """A job restarting takes a while to report again: the restored signals hold the alert."""
+    h = Harness(tmp_path)
+    h.run(0, 60, lambda t: [sig("under_min_isr_partitions", 2, t, broker_id=1)])
+    h.restart()
+    h.run(65, 150, lambda t: [])
+    assert h.firing("UnderMinIsr") and h.resolutions() == []
+
+
+def test_undelivered_notification_survives_restart_and_is_sent_once(tmp_path: Path) -> None:
+    h = Harness(tmp_path)
+    h.transport.results = [DeliveryResult(False, True, "server_error", 500)] * 3
+    h.run(0, 30, lambda t: [sig("under_min_isr_partitions", 2, t, broker_id=1)])
+    assert h.sent == [] and len(h.transport.attempts) >= 2
+    h.restart()
+    h.run(35, 120, lambda t: [sig("under_min_isr_partitions", 2, t, broker_id=1)])
+    assert len(h.sent) == 1
+    attempted_keys = {n.idempotency_key for n in h.transport.attempts}
+    assert attempted_keys == {h.sent[0].idempotency_key}, "every retry is the same notification"
+
+
+def test_permanent_rejection_is_not_retried(tmp_path: Path) -> None:
+    h = Harness(tmp_path)
+    h.transport.results = [DeliveryResult(False, False, "client_error", 400)]
+    h.run(0, 60, lambda t: [sig("under_min_isr_partitions", 2, t, broker_id=1)])
+    assert len(h.transport.attempts) == 1 and h.sent == []
+    failed = h.service.registry.get_sample_value(
+        "kafka_health_notifications_failed_total", {"receiver": "pager", "reason": "client_error"}
+    )
+    assert failed == 1
+
+
+def test_backoff_honours_retry_after(tmp_path: Path) -> None:
+    h = Harness(tmp_path)
+    h.transport.results = [DeliveryResult(False, True, "rate_limited", 429, retry_after_s=30)]
+    h.run(0, 10, lambda t: [sig("processor_uncaught_exceptions", 1, t, broker_id=1)], step=10)
+    assert len(h.transport.attempts) == 1
+    h.run(15, 35, lambda t: [], step=5)
+    assert len(h.transport.attempts) == 1, "not before Retry-After (30 s after t=10)"
+    h.tick(40)
+    assert len(h.sent) == 1
+
+
+def _entry(firing: dict[str, float], at: float = 0.0) -> Entry:
+    return Entry({fp: NotifiedAlert(start, {}) for fp, start in firing.items()}, at)
+
+
+# (case, entry, firing now, resolved now, now, expected, why)
+DEDUP = [
+    ("nothing", None, {}, set(), 10, None, "no entry and nothing firing"),
+    ("first", None, {"a": 1}, set(), 10, NotifyReason.FIRST, "first firing alerts of a group"),
+    ("same", _entry({"a": 1}), {"a": 1}, set(), 10, None, "already told"),
+    ("new", _entry({"a": 1}), {"a": 1, "b": 2}, set(), 10, NotifyReason.NEW_ALERTS,
+     "a new alert in the group"),
+    ("restarted", _entry({"a": 1}), {"a": 5}, set(), 10, NotifyReason.NEW_ALERTS,
+     "same fingerprint, new start: a new instance"),
+    ("resolved", _entry({"a": 1, "b": 2}), {"a": 1}, {"b"}, 10, NotifyReason.RESOLVED,
+     "b resolved"),
+    ("repeat", _entry({"a": 1}), {"a": 1}, set(), 4 * 3600, NotifyReason.REPEAT,
+     "repeat interval elapsed"),
+    ("after all resolved", _entry({}), {"a": 9}, set(), 10, NotifyReason.FIRST,
+     "a group that was all resolved starts again"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("case", "entry", "firing", "resolved", "now", "expected", "why"),
+    DEDUP,
+    ids=[d[0] for d in DEDUP],
+)
+def test_dedup_reason(
+    case: str,
+    entry: Entry | None,
+    firing: dict[str, float],
+    resolved: set[str],
+    now: float,
+    expected: NotifyReason | None,
+    why: str,
+) -> None:
+    assert needs_update(entry, firing, resolved, 4 * 3600, now) == expected, why
+
+
+def test_a_corrupt_state_file_is_set_aside_not_fatal(tmp_path: Path) -> None:
+    h = Harness(tmp_path)
+    h.run(0, 30, lambda t: [sig("under_min_isr_partitions", 2, t, broker_id=1)])
+    (tmp_path / "state.json").write_text('{"alerts": [')  # as a disk fault might leave it
+    h.restart()
+    assert (tmp_path / "state.json.corrupt").exists()
+    h.run(35, 60, lambda t: [sig("under_min_isr_partitions", 2, t, broker_id=1)])
+    assert len(h.pages()) == 1, "the notification log still knows the page was sent"
+    assert h.resolutions() == []

@@ -1,0 +1,112 @@
+"""Maintenance: a controlled shutdown makes the broker's expected symptoms quiet, not others."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from alerting_harness import Harness, Signals, partitions, sig
+
+from kafka_health.model import Signal
+
+BROKERS = (1, 2, 3)
+
+
+def rolling_restart(starts: dict[int, float], down_s: float = 60.0) -> Signals:
+    """Each broker b logs a controlled shutdown at starts[b] and is away ``down_s``: its
+    partitions on the others are under-replicated, leaders move (a storm on the others), its
+    own canary probes fail, the others' acks slow down, its logs pause and, as some versions
+    log it, the controller reports it failed."""
+
+    def signals(t: float) -> list[Signal]:
+        out: list[Signal] = []
+        for b in BROKERS:
+            others = [o for o in BROKERS if o != b]
+            start = starts[b]
+            away = start <= t < start + down_s
+            if start <= t < start + 60:
+                out.append(sig("controlled_shutdowns", 1, t, broker_id=b))
+            out.append(sig("canary_availability_ratio", 0.1 if away else 1.0, t, broker_id=b))
+            if away:
+                out += [
+                    sig(
+                        "canary_send_failures",
+                        30,
+                        t,
+                        broker_id=b,
+                        error_class="NotLeaderOrFollowerException",
+                    ),
+                    sig("broker_failures", 1, t, broker_id=b),
+                    sig("log_stream_age_seconds", t - start, t, broker_id=b, kind="server"),
+                ]
+                for o in others:
+                    out += [
+                        sig("under_replicated_partitions", 12, t, partitions((o, b)), broker_id=o),
+                        sig("leader_elections_per_minute", 9, t, broker_id=o),
+                        sig(
+                            "canary_ack_latency_seconds",
+                            2.5,
+                            t,
+                            broker_id=o,
+                            partition=0,
+                            quantile="0.99",
+                        ),
+                    ]
+        return out
+
+    return signals
+
+
+def test_rolling_restart_of_three_brokers_pages_nobody(tmp_path: Path) -> None:
+    h = Harness(tmp_path)
+    h.run(0, 2400, rolling_restart({1: 0.0, 2: 400.0, 3: 800.0}))
+    fired = {a.rule for a in h.service.engine.alerts.values()}
+    assert {"UnderReplicatedPartitions", "LeaderElectionStorm", "CanaryWriteFailure"} <= fired
+    assert h.sent == [], [n.alerts for n in h.sent]
+
+
+def _during_maintenance_of_2(extra: Signals) -> Signals:
+    def signals(t: float) -> list[Signal]:
+        out = [sig("controlled_shutdowns", 1, t, broker_id=2)] if t < 60 else []
+        return out + extra(t)
+
+    return signals
+
+
+# (case, signals during broker 2's maintenance, the rule that must page or None, why)
+UNEXPECTED = [
+    ("lost write", lambda t: [sig("canary_lost_writes", 1, t, partition=0)], "CanaryWritesLost",
+     "a lost write is never expected"),
+    ("min ISR not hosted", lambda t: [sig("under_min_isr_partitions", 1, t, partitions((1, 3)),
+     broker_id=1)], "UnderMinIsr", "broker 2 holds no replica of it: unexplained"),
+    ("min ISR unknown replicas", lambda t: [sig("under_min_isr_partitions", 1, t, broker_id=1)],
+     "UnderMinIsr", "no proof broker 2 hosts it: pages"),
+    ("min ISR hosted", lambda t: [sig("under_min_isr_partitions", 1, t, partitions((1, 2)),
+     broker_id=1)], None, "broker 2 hosts every listed partition: expected"),
+    ("own canary", lambda t: [sig("canary_availability_ratio", 0.1, t, broker_id=2)], None,
+     "its own canary failures are expected"),
+    ("other broker's canary", lambda t: [sig("canary_availability_ratio", 0.1, t, broker_id=1)],
+     "CanaryWriteFailure", "another broker's failures are not"),
+    ("processor exception", lambda t: [sig("processor_uncaught_exceptions", 1, t, broker_id=2)],
+     "ProcessorUncaughtException", "not a restart symptom"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("case", "extra", "pages", "why"), UNEXPECTED, ids=[u[0] for u in UNEXPECTED]
+)
+def test_unexpected_symptoms_still_page_during_maintenance(
+    case: str, extra: Signals, pages: str | None, why: str, tmp_path: Path
+) -> None:
+    h = Harness(tmp_path)
+    h.run(0, 120, _during_maintenance_of_2(extra))
+    assert h.paged_rules() == ([pages] if pages else []), why
+
+
+def test_symptom_outlasting_the_maintenance_window_pages(tmp_path: Path) -> None:
+    h = Harness(tmp_path, maintenance_window_s=300)
+    extra = lambda t: [sig("under_replicated_partitions", 5, t, broker_id=1)]  # noqa: E731
+    h.run(0, 350, _during_maintenance_of_2(extra))
+    assert h.pages() == [], "window: 300 s after the last shutdown signal (t=55)"
+    h.run(355, 400, _during_maintenance_of_2(extra))
+    assert h.paged_rules() == ["UnderReplicatedPartitions"]

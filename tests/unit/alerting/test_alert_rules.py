@@ -1,0 +1,278 @@
+"""Each default rule fires and resolves on the signals that should trigger it, and not on
+near-misses: every threshold is tested on both sides (and ``for`` where a rule has one)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from alerting_harness import T0, Harness, sig
+
+from kafka_health.alerting.rules import load_rules
+from kafka_health.model import Signal
+
+Signals = Callable[[float], list[Signal]]
+
+
+def always(*make: Callable[[float], Signal]) -> Signals:
+    return lambda t: [m(t) for m in make]
+
+
+def sliding_gc_counts(gc_times: list[float]) -> Signals:
+    """full_gc_count of broker 3 in 60 s windows sliding every 10 s, as the job reports it."""
+
+    def signals(t: float) -> list[Signal]:
+        if t % 10:
+            return []
+        count = sum(1 for g in gc_times if t - 60 < g <= t)
+        return [sig("full_gc_count", count, t, broker_id=3)] if count else []
+
+    return signals
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    rule: str
+    fire: Signals
+    near: Signals
+    clear: Signals
+    labels: dict[str, str] = field(default_factory=dict)
+    why: str = ""
+
+
+def per_broker(name: str, value: float, broker: int = 1, **extra: object) -> Signals:
+    return always(lambda t: sig(name, value, t, None, broker_id=broker, **extra))
+
+
+CASES = [
+    Case(
+        "1 canary availability below 0.95", "CanaryWriteFailure",
+        per_broker("canary_availability_ratio", 0.94),
+        per_broker("canary_availability_ratio", 0.96),
+        per_broker("canary_availability_ratio", 1.0),
+        {"broker_id": "1"}, "threshold 0.95: 0.94 fails, 0.96 is a near-miss",
+    ),
+    Case(
+        "2 canary probes silent over 30 s", "CanaryWriteFailure",
+        per_broker("canary_partition_silent_seconds", 31, partition=0),
+        per_broker("canary_partition_silent_seconds", 29, partition=0),
+        per_broker("canary_partition_silent_seconds", 1, partition=0),
+        {"broker_id": "1"}, "silent probes count as failures",
+    ),
+    Case(
+        "3 cluster-wide availability", "CanaryWriteFailure",
+        always(lambda t: sig("canary_availability_ratio", 0.9, t)),
+        always(lambda t: sig("canary_availability_ratio", 0.99, t)),
+        always(lambda t: sig("canary_availability_ratio", 1.0, t)),
+        {}, "the series without broker_id is the cluster",
+    ),
+    Case(
+        "4 p99 ack latency over 1 s", "CanaryWriteLatencyHigh",
+        per_broker("canary_ack_latency_seconds", 1.2, 2, partition=0, quantile="0.99"),
+        always(
+            lambda t: sig("canary_ack_latency_seconds", 0.9, t, broker_id=2, partition=0,
+                          quantile="0.99"),
+            lambda t: sig("canary_ack_latency_seconds", 5.0, t, broker_id=2, partition=0,
+                          quantile="0.5"),
+        ),
+        per_broker("canary_ack_latency_seconds", 0.01, 2, partition=0, quantile="0.99"),
+        {"broker_id": "2"}, "only the p99 counts: a slow median under the p99 threshold is not it",
+    ),
+    Case(
+        "5 a lost acknowledged write", "CanaryWritesLost",
+        always(lambda t: sig("canary_lost_writes", 1, t, {"lost": [37]}, partition=0)),
+        always(lambda t: sig("canary_lost_writes", 0, t, partition=0)),
+        always(lambda t: sig("canary_lost_writes", 0, t, partition=0)),
+        {}, "any lost write is critical",
+    ),
+    Case(
+        "6 under min ISR", "UnderMinIsr",
+        per_broker("under_min_isr_partitions", 1),
+        always(
+            lambda t: sig("under_min_isr_partitions", 0, t, broker_id=1),
+            lambda t: sig("under_min_isr_partitions", 3, t),
+        ),
+        per_broker("under_min_isr_partitions", 0),
+        {"broker_id": "1"}, "the cluster-wide total repeats the per-broker series: not paged twice",
+    ),
+    Case(
+        "7 under-replicated for 2 minutes", "UnderReplicatedPartitions",
+        per_broker("under_replicated_partitions", 4, 2),
+        per_broker("under_replicated_partitions", 0, 2),
+        per_broker("under_replicated_partitions", 0, 2),
+        {"broker_id": "2"}, "threshold 0",
+    ),
+    Case(
+        "8 elections over 10 per minute", "LeaderElectionStorm",
+        always(
+            lambda t: sig("leader_elections_per_minute", 6, t, broker_id=1),
+            lambda t: sig("leader_elections_per_minute", 6, t, broker_id=2),
+        ),
+        always(
+            lambda t: sig("leader_elections_per_minute", 5, t, broker_id=1),
+            lambda t: sig("leader_elections_per_minute", 5, t, broker_id=2),
+            lambda t: sig("leader_elections_per_minute", 50, t),
+        ),
+        per_broker("leader_elections_per_minute", 0),
+        {}, "summed over brokers: 12 > 10 fires, 10 does not; the cluster series is not added",
+    ),
+    Case(
+        "9 a Full GC", "FullGC",
+        per_broker("full_gc_count", 1, 3), per_broker("full_gc_count", 0, 3),
+        per_broker("full_gc_count", 0, 3), {"broker_id": "3"}, "any Full GC",
+    ),
+    Case(
+        "10 a Full GC pause over the session timeout", "FullGCPauseOverSessionTimeout",
+        per_broker("full_gc_over_session_timeout", 1, 3),
+        always(
+            lambda t: sig("full_gc_over_session_timeout", 0, t, broker_id=3),
+            lambda t: sig("full_gc_count", 1, t, broker_id=3),
+        ),
+        per_broker("full_gc_over_session_timeout", 0, 3),
+        {"broker_id": "3"}, "a Full GC shorter than the session timeout is not this",
+    ),
+    Case(
+        "11 3 Full GCs in 10 minutes", "FrequentFullGC",
+        sliding_gc_counts([5, 65, 125]), sliding_gc_counts([5, 125]),
+        per_broker("full_gc_count", 0, 3),
+        {"broker_id": "3"}, "each GC is in 6 sliding windows and counts once: 3 fire, 2 do not",
+    ),
+    Case(
+        "12 a ZooKeeper session expiry", "ZkSessionExpired",
+        per_broker("zk_session_expirations", 1, 3),
+        always(
+            lambda t: sig("zk_session_expirations", 0, t, broker_id=3),
+            lambda t: sig("zk_disconnects", 4, t, broker_id=3),
+        ),
+        per_broker("zk_session_expirations", 0, 3),
+        {"broker_id": "3"}, "a disconnect that reconnects in time is not an expiry",
+    ),
+    Case(
+        "13 a coordinator load stuck", "CoordinatorLoadStuck",
+        per_broker("coordinator_loads_stuck", 1), per_broker("coordinator_loads_stuck", 0),
+        per_broker("coordinator_loads_stuck", 0), {"broker_id": "1"}, "threshold 0",
+    ),
+    Case(
+        "14 the log cleaner died", "LogCleanerDead",
+        per_broker("log_cleaner_deaths", 1), per_broker("log_cleaner_deaths", 0),
+        per_broker("log_cleaner_deaths", 0), {"broker_id": "1"}, "stays firing a day",
+    ),
+    Case(
+        "15 a processor uncaught exception", "ProcessorUncaughtException",
+        per_broker("processor_uncaught_exceptions", 2),
+        per_broker("processor_uncaught_exceptions", 0),
+        per_broker("processor_uncaught_exceptions", 0), {"broker_id": "1"}, "threshold 0",
+    ),
+    Case(
+        "16 Kafka unreachable for 30 s", "ClusterUnreachable",
+        always(lambda t: sig("job_kafka_unreachable", 1, t, query="logs")),
+        always(lambda t: sig("job_kafka_unreachable", 0, t, query="logs")),
+        always(lambda t: sig("job_kafka_unreachable", 0, t, query="logs")),
+        {}, "one alert for the cluster",
+    ),
+    Case(
+        "17 no batch for over 120 s", "MonitorStalled",
+        lambda t: [sig("job_last_batch_timestamp", T0, 0, query="logs")] if t == 0 else [],
+        always(lambda t: sig("job_last_batch_timestamp", T0 + t - 115, t, query="logs")),
+        always(lambda t: sig("job_last_batch_timestamp", T0 + t, t, query="logs")),
+        {"query": "logs"}, "absence fires: nothing is reported after the last batch",
+    ),
+    Case(
+        "18 a broker's GC log silent over 300 s", "LogStreamSilent",
+        lambda t: [sig("log_stream_age_seconds", 200, 0, broker_id=3, kind="gc")] if t == 0 else [],
+        always(lambda t: sig("log_stream_age_seconds", 295, t, broker_id=3, kind="gc")),
+        always(lambda t: sig("log_stream_age_seconds", 1, t, broker_id=3, kind="gc")),
+        {"broker_id": "3", "kind": "gc"}, "the age keeps growing when nothing arrives",
+    ),
+    Case(
+        "19 the controller saw a broker fail", "BrokerFailed",
+        per_broker("broker_failures", 1, 2), per_broker("broker_failures", 0, 2),
+        per_broker("broker_failures", 0, 2), {"broker_id": "2"}, "threshold 0",
+    ),
+]  # fmt: skip
+
+FIRE_UNTIL = 200.0
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_rule_fires_then_resolves(case: Case, tmp_path: Path) -> None:
+    h = Harness(tmp_path)
+    h.run(0, FIRE_UNTIL, case.fire)
+    assert h.firing(case.rule), case.why
+    [alert] = [a for a in h.alerts(case.rule) if a.state == "firing"]
+    identifying = {k: v for k, v in alert.labels.items() if k not in ("alertname", "severity")}
+    assert identifying == case.labels, case.why
+    assert case.rule in h.paged_rules()
+
+    rule = h.service.engine.rules[case.rule]
+    lasts = rule.keep_firing_for_s + max(c.range_s for c in rule.any_of)  # range: events age out
+    step = max(5.0, lasts / 30)
+    h.run(FIRE_UNTIL + step, FIRE_UNTIL + lasts + 3 * step, case.clear, step)
+    assert not h.firing(case.rule), "cleared: resolved after keep_firing_for"
+    assert h.resolutions(case.rule), "the resolution is notified"
+    assert h.paged_rules().count(case.rule) == 1
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_near_miss_does_not_fire(case: Case, tmp_path: Path) -> None:
+    h = Harness(tmp_path)
+    h.run(0, 2 * FIRE_UNTIL, case.near)
+    assert not h.firing(case.rule), case.why
+    assert case.rule not in h.paged_rules(), case.why
+
+
+# (rule, signal, labels, seconds the condition holds, fires?, why)
+FOR_CASES = [
+    ("UnderReplicatedPartitions", "under_replicated_partitions", {"broker_id": 1}, 115, False,
+     "for_s 120: 115 s is not enough"),
+    ("UnderReplicatedPartitions", "under_replicated_partitions", {"broker_id": 1}, 125, True,
+     "for_s 120: 125 s is"),
+    ("ClusterUnreachable", "job_kafka_unreachable", {"query": "q"}, 25, False, "for_s 30"),
+    ("ClusterUnreachable", "job_kafka_unreachable", {"query": "q"}, 35, True, "for_s 30"),
+    ("UnderMinIsr", "under_min_isr_partitions", {"broker_id": 1}, 5, False, "for_s 10"),
+    ("UnderMinIsr", "under_min_isr_partitions", {"broker_id": 1}, 15, True, "for_s 10"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("rule", "signal", "lbl", "held", "fires", "why"), FOR_CASES)
+def test_for_duration_both_sides(
+    rule: str,
+    signal: str,
+    lbl: dict[str, object],
+    held: float,
+    fires: bool,
+    why: str,
+    tmp_path: Path,
+) -> None:
+    h = Harness(tmp_path)
+    h.run(0, held, lambda t: [sig(signal, 1, t, None, **lbl)], step=1)
+    assert h.firing(rule) is fires, why
+
+
+def test_shipped_rules_cover_the_issue() -> None:
+    """Every rule issue 7 names is in conf/alerts.yaml, enabled, with summary and runbook."""
+    rules = load_rules(Path(__file__).resolve().parents[3] / "conf" / "alerts.yaml").rules
+    named = [
+        "CanaryWriteFailure", "CanaryWriteLatencyHigh", "CanaryWritesLost", "UnderMinIsr",
+        "UnderReplicatedPartitions", "LeaderElectionStorm", "FullGC",
+        "FullGCPauseOverSessionTimeout", "FrequentFullGC", "ZkSessionExpired",
+        "CoordinatorLoadStuck", "LogCleanerDead", "ProcessorUncaughtException",
+        "ClusterUnreachable", "MonitorStalled", "LogStreamSilent",
+    ]  # fmt: skip
+    for name in named:
+        assert name in rules and rules[name].enabled, name
+        assert rules[name].summary and rules[name].runbook, name
+    assert {c.rule for c in CASES} >= set(named)
+
+
+def test_a_disabled_rule_never_fires(tmp_path: Path) -> None:
+    import dataclasses
+
+    rules = load_rules(Path(__file__).resolve().parents[3] / "conf" / "alerts.yaml")
+    off = dataclasses.replace(rules.rules["FullGC"], enabled=False)
+    h = Harness(tmp_path, rules=dataclasses.replace(rules, rules={**rules.rules, "FullGC": off}))
+    h.run(0, 60, per_broker("full_gc_count", 1, 3))
+    assert h.alerts("FullGC") == [] and h.sent == []
