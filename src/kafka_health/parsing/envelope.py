@@ -38,7 +38,8 @@ def json_path(doc: Column, path: str) -> Column:
     """The scalar at dotted ``path`` of a parsed ``map<string,string>`` JSON object, or null.
 
     The top level is a map lookup (parsed once per record); deeper levels read the nested
-    object's JSON text. Objects and arrays are not scalars and give null.
+    object's JSON text. Objects and arrays are not scalars and give null (a log line that
+    starts with "[" is not JSON, so it stays a string).
     """
     from pyspark.sql import functions as F
 
@@ -46,7 +47,8 @@ def json_path(doc: Column, path: str) -> Column:
     value = F.element_at(doc, F.lit(first))
     if rest:
         value = F.get_json_object(value, "$." + ".".join(rest))
-    return F.when(~F.ltrim(value).rlike(r"^[\[{]"), value)
+    structured = F.ltrim(value).rlike(r"^[\[{]") & F.get_json_object(value, "$").isNotNull()
+    return F.when(~structured, value)
 
 
 def first_path(doc: Column, paths: list[str]) -> Column:
@@ -55,7 +57,7 @@ def first_path(doc: Column, paths: list[str]) -> Column:
 
     if not paths:
         return F.lit(None).cast("string")
-    found = [F.when(json_path(doc, p) != "", json_path(doc, p)) for p in paths]
+    found = [F.nullif(json_path(doc, p), F.lit("")) for p in paths]
     return F.coalesce(*found) if len(found) > 1 else found[0]
 
 
@@ -144,8 +146,10 @@ def decode_records(records: DataFrame, config: ParsingConfig | None = None) -> D
         key_broker = key_host = F.lit(None).cast("string")
     else:
         key_broker, key_host = F.when(key_is_id, F.trim(key)), F.when(~key_is_id, key)
-    file = F.when(is_json_ok, first_path(d, fields.file))
-    kind = F.coalesce(F.lower(F.when(is_json_ok, first_path(d, fields.kind))), kind_from_file(file))
+    df = df.withColumn("file", F.when(is_json_ok, first_path(d, fields.file)))
+    kind = F.coalesce(
+        F.lower(F.when(is_json_ok, first_path(d, fields.kind))), kind_from_file(F.col("file"))
+    )
     df = df.withColumns(
         {
             "message": message,
@@ -154,7 +158,6 @@ def decode_records(records: DataFrame, config: ParsingConfig | None = None) -> D
                 F.when(is_json_ok, first_path(d, fields.broker_id)), key_broker
             ),
             "host": F.coalesce(F.when(is_json_ok, first_path(d, fields.host)), key_host),
-            "file": file,
             "kind": kind,
             "envelope": F.when(is_json_ok, envelope_name(d)).when(
                 F.col("_pre_bad").isNull() & ~F.col("_is_json"), "raw"

@@ -135,6 +135,17 @@ def _whole_entry(p: P.EventPattern) -> str:
     return rf"^[\s\S]*?(?:{p.java_regex()})[\s\S]*$"
 
 
+def _first_match(cases: list[tuple[Column, Column]]) -> Column:
+    """CASE WHEN c1 THEN v1 WHEN c2 THEN v2 ... END as one flat expression."""
+    from pyspark.sql import functions as F
+
+    (condition, value), *rest = cases
+    expr = F.when(condition, value)
+    for condition, value in rest:
+        expr = expr.when(condition, value)
+    return expr
+
+
 def _pick(pid: Column, cases: list[tuple[int, Column]]) -> Column:
     """CASE pid WHEN i THEN expr_i ... END, null when no case (or no pattern) applies."""
     from pyspark.sql import functions as F
@@ -196,13 +207,12 @@ def parse_entries(
     any_trigger = "|".join(f"(?:{t})" for t in dict.fromkeys(p.trigger for p in patterns))
     df = df.withColumn("_maybe", F.col("_usable") & b.rlike(any_trigger))
     maybe = F.col("_maybe")
-    pid: Column = F.lit(None).cast("int")
-    for i in reversed(range(len(patterns))):
-        p = patterns[i]
-        pid = F.when(allowed(p) & text(p).rlike(p.java_regex()), F.lit(i)).otherwise(pid)
-    suspect: Column = F.lit(None).cast("string")
-    for p in reversed(patterns):
-        suspect = F.when(allowed(p) & text(p).rlike(p.trigger), F.lit(p.event)).otherwise(suspect)
+    pid = _first_match(
+        [(allowed(p) & text(p).rlike(p.java_regex()), F.lit(i)) for i, p in enumerate(patterns)]
+    )
+    suspect = _first_match(
+        [(allowed(p) & text(p).rlike(p.trigger), F.lit(p.event)) for p in patterns]
+    )
     df = df.withColumn("_pid", F.when(maybe, pid))
     df = df.withColumn("_suspect", F.when(maybe & F.col("_pid").isNull(), suspect))
     pid_col = F.col("_pid")
@@ -301,7 +311,6 @@ def parse_entries(
         "cause": g("cause"),
         "collector": F.when(pid_col.isNotNull() & is_gc, collector),
         "uptime_s": F.when(pid_col.isNotNull() & is_gc, uptime),
-        "_using": _empty_to_null(F.regexp_extract(h, P.USING_COLLECTOR, 1)),
     }
     df = df.withColumns(fields)
     df = df.withColumn(
@@ -311,7 +320,7 @@ def parse_entries(
             F.coalesce(_event_ms(F.col("ts"), config.log_timezone), source_ms),
         ),
     )
-    internal = [c for c in df.columns if c.startswith("_") and c != "_using"]
+    internal = [c for c in df.columns if c.startswith("_")]
     return df.drop(*internal)
 
 
@@ -339,7 +348,9 @@ def with_context_collector(parsed: DataFrame) -> DataFrame:
 
     using_map = F.create_map(*[F.lit(x) for kv in P.USING_TO_COLLECTOR.items() for x in kv])
     window = Window.partitionBy("file").orderBy("line").rowsBetween(Window.unboundedPreceding, 0)
-    seen = F.last(F.col("_using"), ignorenulls=True).over(window)
+    head = F.substring_index(F.coalesce(F.col("message"), F.lit("")), "\n", 1)
+    using = F.nullif(F.regexp_extract(head, P.USING_COLLECTOR, 1), F.lit(""))
+    seen = F.last(using, ignorenulls=True).over(window)
     gc_event = F.col("type").isin("full_gc", "young_gc", "gc_failure")
     return parsed.withColumn(
         "collector",

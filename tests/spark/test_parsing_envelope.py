@@ -1,0 +1,119 @@
+"""Kafka records -> entries -> events: shippers' envelopes, raw lines, bad input, dead letters."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kafka_health.config import DeadLetterConfig, EnvelopeFieldsConfig, ParsingConfig
+from kafka_health.parsing.deadletter import dead_letter_records, dead_letters
+from kafka_health.parsing.envelope import decode_records
+from kafka_health.parsing.events import parse_entries
+
+pytestmark = pytest.mark.spark
+
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "logs"
+SCHEMA = "key binary, value binary, topic string, partition int, offset long, timestamp timestamp"
+SHRINK = (
+    "[2022-03-12 18:10:07,139] INFO [Partition t-1 broker=3] Shrinking ISR from 3,1 to 3 "
+    "(kafka.cluster.Partition)"
+)
+
+
+def records(spark: Any, values: list[tuple[bytes | None, bytes | None]]) -> Any:
+    at = datetime(2026, 11, 22, 10, 0, 0)
+    rows = [(k, v, "logs", 0, i, at) for i, (k, v) in enumerate(values)]
+    return spark.createDataFrame(rows, SCHEMA)
+
+
+ENVELOPES = [json.loads(line) for line in (FIXTURES / "envelopes.jsonl").read_text().splitlines()]
+
+
+@pytest.fixture(scope="module")
+def envelope_rows(spark: Any) -> dict[int, dict[str, Any]]:
+    values = [
+        (None if e["key"] is None else e["key"].encode(), e["value"].encode()) for e in ENVELOPES
+    ]
+    parsed = parse_entries(decode_records(records(spark, values))).collect()
+    return {r["source_offset"]: r.asDict() for r in parsed}
+
+
+@pytest.mark.parametrize("index", range(len(ENVELOPES)), ids=[e["name"] for e in ENVELOPES])
+def test_envelope(envelope_rows: dict[int, dict[str, Any]], index: int) -> None:
+    """Each shipper's record gives the entry's broker, host, file, kind and the event."""
+    row = envelope_rows[index]
+    for name, want in ENVELOPES[index]["expect"].items():
+        assert row[name] == want, name
+
+
+def test_configured_paths(spark: Any) -> None:
+    """Where a shipper keeps the broker id is configurable."""
+    value = json.dumps({"line": SHRINK, "labels": {"node": "9"}}).encode()
+    config = ParsingConfig(fields=EnvelopeFieldsConfig(message=["line"], broker_id=["labels.node"]))
+    row = parse_entries(decode_records(records(spark, [(None, value)]), config)).first()
+    assert (row["type"], row["broker_id"]) == ("isr_shrink", "9")
+
+
+BAD = [
+    ("empty", b"", "empty"),
+    ("null value", None, "empty"),
+    ("latin-1 bytes", "[2022-03-12 18:10:07,139] INFO café".encode("latin-1"), "not_utf8"),
+    ("binary", bytes(range(256)) * 4, "not_utf8"),
+    ("nul bytes", b"\x00\x01\x02abc", "binary"),
+    ("10 MB line", b"x" * 10_485_760, "oversize"),
+    ("broken json", b'{"message": "unterminated', "bad_json"),
+    ("json without message", b'{"host": "kafka-1"}', "no_message"),
+    ("unknown text", b"hello world, not a log line", "unknown_format"),
+]
+
+
+def test_bad_input_is_counted_and_dead_lettered(spark: Any) -> None:
+    """Bad records never stop the parser: each is unrecognised with its reason and offset."""
+    frame = records(spark, [(b"1", value) for _, value, _ in BAD] + [(b"1", SHRINK.encode())])
+    parsed = parse_entries(decode_records(frame)).cache()
+    rows = {r["source_offset"]: r for r in parsed.collect()}
+    for offset, (name, _, reason) in enumerate(BAD):
+        assert (rows[offset]["outcome"], rows[offset]["reason"]) == ("unrecognised", reason), name
+    assert rows[len(BAD)]["type"] == "isr_shrink"
+    letters = dead_letters(parsed, DeadLetterConfig(max_value_bytes=1024)).collect()
+    assert sorted(r["source_offset"] for r in letters) == list(range(len(BAD)))
+    big = next(r for r in letters if r["reason"] == "oversize")
+    assert (big["value_bytes"], len(big["source_value"])) == (10_485_760, 1024)
+    assert all(r["source_topic"] == "logs" and r["source_partition"] == 0 for r in letters)
+    kafka_rows = dead_letter_records(dead_letters(parsed)).collect()
+    assert json.loads(kafka_rows[0]["value"])["reason"] == "empty"
+    parsed.unpersist()
+
+
+def test_malformed_is_dead_lettered_unless_configured(spark: Any) -> None:
+    """A truncated event line is malformed, and set aside with its offset."""
+    truncated = b"[2022-03-12 18:10:07,139] INFO [Partition x-1 broker=3] Shrinking ISR from 3,1 to"
+    parsed = parse_entries(decode_records(records(spark, [(b"3", truncated)])))
+    assert parsed.first()["outcome"] == "malformed"
+    assert dead_letters(parsed).count() == 1
+    assert dead_letters(parsed, DeadLetterConfig(include_malformed=False)).count() == 0
+
+
+def test_unjoined_continuation_records_are_not_events(spark: Any) -> None:
+    """A shipper that sends one line per record: frames and exception lines add no event."""
+    lines = [
+        "[2017-10-12 16:52:38,141] ERROR Processor got uncaught exception. (kafka.network.Processor)",
+        "java.lang.ArrayIndexOutOfBoundsException: 18",
+        "        at org.apache.kafka.common.protocol.ApiKeys.forId(ApiKeys.java:68)",
+        "org.apache.kafka.common.errors.NotLeaderForPartitionException: This server is not the "
+        "leader for that topic-partition.",
+    ]  # fmt: skip
+    parsed = parse_entries(decode_records(records(spark, [(b"1", x.encode()) for x in lines])))
+    got = [
+        (r["outcome"], r["type"] or r["reason"]) for r in parsed.orderBy("source_offset").collect()
+    ]
+    assert got == [
+        ("event", "processor_uncaught_exception"),
+        ("unrecognised", "continuation"),
+        ("unrecognised", "continuation"),
+        ("unrecognised", "continuation"),
+    ]
