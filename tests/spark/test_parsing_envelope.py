@@ -101,7 +101,7 @@ def test_malformed_is_dead_lettered_unless_configured(spark: Any) -> None:
 def test_unjoined_continuation_records_are_not_events(spark: Any) -> None:
     """A shipper that sends one line per record: frames and exception lines add no event."""
     lines = [
-        "[2017-10-12 16:52:38,141] ERROR Processor got uncaught exception. (kafka.network.Processor)",
+        "[2017-10-12 16:52:38,141] ERROR Processor got uncaught exception. (kafka.network.Processor)",  # noqa: E501 (a real line, kept whole)
         "java.lang.ArrayIndexOutOfBoundsException: 18",
         "        at org.apache.kafka.common.protocol.ApiKeys.forId(ApiKeys.java:68)",
         "org.apache.kafka.common.errors.NotLeaderForPartitionException: This server is not the "

@@ -1,0 +1,48 @@
+"""A real broker's GC log after a forced Full GC (``jcmd <pid> GC.run``) parses into full_gc."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import time
+from typing import Any
+
+import pytest
+
+from kafka_health.parsing.events import parse_entries, with_context_collector
+from kafka_health.parsing.offline import check_files, read_entries
+
+pytestmark = [pytest.mark.integration, pytest.mark.spark]
+
+UNIFIED_FULL = re.compile(
+    r"GC\((\d+)\) Pause Full \(([^)]*\)?)\) \d+M->\d+M\(\d+M\) (\d+(?:\.\d+)?)ms$"
+)
+
+
+@pytest.mark.skipif(shutil.which("jcmd") is None, reason="needs the JDK's jcmd")
+def test_forced_full_gc_on_a_local_broker(spark: Any, local_cluster: Any) -> None:
+    cluster = local_cluster(brokers=1)
+    node = cluster.nodes[0]
+    subprocess.run(["jcmd", str(node.pid), "GC.run"], check=True, capture_output=True, timeout=60)
+    deadline = time.monotonic() + 30
+    stated = []
+    while time.monotonic() < deadline and not stated:
+        stated = [
+            m for line in node.gc_log.read_text().splitlines() if (m := UNIFIED_FULL.search(line))
+        ]
+        time.sleep(0.5)
+    assert stated, "the broker's gc.log has no Full GC line"
+    _gc_id, cause, pause_ms = stated[-1].groups()
+
+    entries = read_entries(spark, check_files([str(node.gc_log)]), broker_id="1")
+    events = with_context_collector(parse_entries(entries, kind="gc"))
+    full = [r for r in events.where("type = 'full_gc'").collect()]
+    assert len(full) == len(stated)
+    last = full[-1]
+    # JDK 9+ names jcmd GC.run "Diagnostic Command"; JDK 8 ran it through System.gc().
+    assert last["cause"] == cause
+    assert cause in ("Diagnostic Command", "System.gc()")
+    assert last["pause_s"] == pytest.approx(float(pause_ms) / 1000, abs=1e-6)
+    assert (last["collector"], last["broker_id"]) == ("g1", "1")
+    assert last["uptime_s"] > 0 and last["ts"].endswith("+00:00")

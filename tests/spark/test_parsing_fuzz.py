@@ -1,0 +1,81 @@
+"""100,000 random and mutated records in one batch: no exception, every line accounted for."""
+
+from __future__ import annotations
+
+import random
+from datetime import datetime
+from typing import Any
+
+import pytest
+
+from kafka_health.parsing.envelope import decode_records
+from kafka_health.parsing.events import parse_entries
+from tests.parsing_cases import ALL_CASES
+
+pytestmark = pytest.mark.spark
+
+COUNT = 100_000
+SEED = 20261122
+
+
+def mutate(rng: random.Random, text: bytes) -> bytes:
+    """Cut, splice, flip, duplicate or corrupt a real log line."""
+    choice = rng.randrange(8)
+    if choice == 0:
+        return text[: rng.randrange(len(text) + 1)]  # truncated
+    if choice == 1:
+        i = rng.randrange(len(text) + 1)
+        return text[:i] + bytes(rng.randrange(256) for _ in range(rng.randrange(1, 8))) + text[i:]
+    if choice == 2:
+        data = bytearray(text)
+        for _ in range(rng.randrange(1, 5)):
+            if data:
+                data[rng.randrange(len(data))] = rng.randrange(32, 127)
+        return bytes(data)
+    if choice == 3:
+        return text.replace(b" ", b"", rng.randrange(3))
+    if choice == 4:
+        return text * rng.randrange(2, 5)
+    if choice == 5:
+        return b'{"message": "' + text[: rng.randrange(len(text) + 1)]  # broken JSON
+    if choice == 6:
+        return rng.randbytes(rng.randrange(0, 300))  # binary
+    return text.replace(b"\n", b"\r\n")
+
+
+def corpus(rng: random.Random) -> list[bytes]:
+    real = [c.text.encode() for c in ALL_CASES]
+    values = []
+    for _ in range(COUNT):
+        roll = rng.random()
+        if roll < 0.3:
+            values.append(rng.choice(real))
+        elif roll < 0.9:
+            values.append(mutate(rng, rng.choice(real)))
+        else:
+            alphabet = "[]()0123456789:,.-> abcdefGCISRxyz\t\n{}\"'"
+            values.append("".join(rng.choice(alphabet) for _ in range(rng.randrange(80))).encode())
+    return values
+
+
+def test_fuzz_every_record_accounted_for(spark: Any) -> None:
+    rng = random.Random(SEED)
+    values = corpus(rng)
+    at = datetime(2026, 11, 22)
+    frame = spark.createDataFrame(
+        [(b"1", v, "logs", 0, i, at) for i, v in enumerate(values)],
+        "key binary, value binary, topic string, partition int, offset long, timestamp timestamp",
+    ).repartition(2)
+    parsed = parse_entries(decode_records(frame))
+    counts = {
+        (r["outcome"], r["reason"] if r["outcome"] != "event" else "event"): r["n"]
+        for r in parsed.groupBy("outcome", "reason").count().withColumnRenamed("count", "n")
+        .collect()
+    }  # fmt: skip
+    assert sum(counts.values()) == COUNT
+    assert set(o for o, _ in counts) <= {"event", "malformed", "unrecognised"}
+    assert counts.get(("event", "event"), 0) > COUNT * 0.2  # the unmutated real lines at least
+    assert counts.get(("malformed", "isr_shrink"), 0) > 0  # truncations are noticed
+    assert (
+        counts.get(("unrecognised", "not_utf8"), 0) + counts.get(("unrecognised", "binary"), 0) > 0
+    )
