@@ -82,9 +82,9 @@ SIGNALS: dict[str, SignalSpec] = {
         _spec("canary_partition_silent_seconds", Unit.SECONDS, "broker_id partition",
               "time since the last canary result of a partition (processing time)"),
         # 3. Lost and duplicated writes.
-        _spec("canary_lost_writes", Unit.COUNT, "partition",
+        _spec("canary_lost_writes", Unit.COUNT, "partition acks",
               "acknowledged canary sequence numbers absent from the topic after the grace period"),
-        _spec("canary_duplicate_writes", Unit.COUNT, "partition",
+        _spec("canary_duplicate_writes", Unit.COUNT, "partition acks",
               "canary sequence numbers seen at two offsets"),
         # 4. ISR state (details: the partitions).
         _spec("under_replicated_partitions", Unit.GAUGE, "broker_id",

@@ -99,6 +99,7 @@ class MonitorJob:
                 lambda: self._deadlines(),
                 "update",
                 self.board.on_deadlines,
+                needs_processing_time=True,
             ),
         ]  # fmt: skip
 
@@ -134,6 +135,7 @@ class MonitorJob:
         build: Callable[[], DataFrame],
         output_mode: str,
         on_rows: Callable[[list[Any]], None],
+        needs_processing_time: bool = False,
     ) -> QueryDefinition:
         def start() -> Any:
             def each_batch(batch: DataFrame, batch_id: int) -> None:
@@ -153,7 +155,7 @@ class MonitorJob:
                 processingTime=interval(self.config.job.trigger_interval_s)
             ).start()
 
-        return QueryDefinition(name, start)
+        return QueryDefinition(name, start, needs_processing_time)
 
     # ------------------------------------------------------------------ running
 
@@ -171,12 +173,15 @@ class MonitorJob:
                     log.exception("signal sink %r failed", sink)
 
     def run_available_now(self, names: Iterable[str] | None = None, timeout_s: float = 600) -> None:
-        """Run the named queries (default: all) over what their topics hold now, one by one."""
+        """Run the named queries over what their topics hold now, one by one (default: all
+        but those whose timers run on the wall clock)."""
         wanted = set(names) if names is not None else None
         self.available_now = True
         try:
             for definition in self.query_definitions():
                 if wanted is not None and definition.name not in wanted:
+                    continue
+                if wanted is None and definition.needs_processing_time:
                     continue
                 query = definition.start()
                 try:

@@ -19,6 +19,7 @@ from kafka_health.config import JobConfig
 from kafka_health.job.canary import LEVEL_CLUSTER, LEVEL_PARTITION, QUANTILES
 from kafka_health.model import Signal, labels
 
+MAX_LISTED = 500  # partitions named in a signal's details (the count is always exact)
 CANARY_PARTITION = "canary_partition"
 LOG_STREAM = "log_stream"
 COORDINATOR_LOAD = "coordinator_load"
@@ -277,19 +278,22 @@ class SignalBoard:
             ("under_min_isr_partitions", "under_min_isr"),
         ):
             by_leader: dict[str, list[str]] = {}
+            replicas: dict[str, list[int]] = {}
             for row in self._unhealthy:
                 if getattr(row, flag):
+                    replicas[f"{row.topic}-{row.partition}"] = list(row.replicas or [])
                     leader = (
                         str(row.leader) if row.leader is not None and row.leader >= 0 else "none"
                     )
                     by_leader.setdefault(leader, []).append(f"{row.topic}-{row.partition}")
             every = sorted(p for parts in by_leader.values() for p in parts)
-            out.append(Signal(name, labels(), float(len(every)), now, {"partitions": every[:500]}))
+            listed = every[:MAX_LISTED]
+            details = {"partitions": listed, "replicas": {p: replicas[p] for p in listed}}
+            out.append(Signal(name, labels(), float(len(every)), now, details))
             for leader, parts in sorted(by_leader.items()):
-                out.append(
-                    Signal(name, labels(broker_id=leader), float(len(parts)), now,
-                           {"partitions": sorted(parts)[:500]})
-                )  # fmt: skip
+                listed = sorted(parts)[:MAX_LISTED]
+                details = {"partitions": listed, "replicas": {p: replicas[p] for p in listed}}
+                out.append(Signal(name, labels(broker_id=leader), float(len(parts)), now, details))
         offline = sorted(f"{r.topic}-{r.partition}" for r in self._unhealthy if r.offline)
         out.append(
             Signal(

@@ -48,6 +48,11 @@ class JobHealth(Collector):
         self._clock = clock
         self._lock = threading.Lock()
         self._queries: dict[str, QueryHealth] = {}
+        self._start_hooks: list[Callable[[str], None]] = []
+
+    def add_start_hook(self, hook: Callable[[str], None]) -> None:
+        """Call ``hook(query name)`` whenever a query (re)starts."""
+        self._start_hooks.append(hook)
 
     def query(self, name: str) -> QueryHealth:
         with self._lock:
@@ -56,6 +61,8 @@ class JobHealth(Collector):
     def on_started(self, name: str) -> None:
         with self._lock:
             self._queries.setdefault(name, QueryHealth()).active = True
+        for hook in self._start_hooks:
+            hook(name)
 
     def on_progress(self, progress: Any) -> None:
         """Take a ``StreamingQueryProgress`` (from ``onQueryProgress``)."""

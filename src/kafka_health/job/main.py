@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import sys
 import threading
@@ -11,6 +12,7 @@ from pathlib import Path
 
 from kafka_health.config import MonitorConfig, load_config
 from kafka_health.errors import ConfigError, ConfigProblem
+from kafka_health.model import Signal
 
 log = logging.getLogger(__name__)
 
@@ -48,17 +50,43 @@ def run(config: MonitorConfig, stop: threading.Event | None = None) -> int:
     return 0
 
 
+def run_once(config: MonitorConfig) -> list[Signal]:
+    """Process what the topics hold now with every query, then return the signals."""
+    from kafka_health.job.app import MonitorJob
+    from kafka_health.spark import build_spark_session
+
+    job = MonitorJob(build_spark_session(config.spark), config)
+    job.run_available_now()
+    return job.board.signals()
+
+
+def print_signals(signals: list[Signal]) -> None:
+    """One JSON object per signal, sorted, on stdout."""
+    for s in sorted(signals, key=lambda s: (s.name, s.labels)):
+        record = {"name": s.name, "labels": dict(s.labels), "value": s.value, "at": s.at}
+        print(json.dumps({**record, "details": s.details}, sort_keys=True, default=str))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """``spark-submit streaming/monitor_job.py --config FILE``."""
+    """``spark-submit streaming/monitor_job.py --config FILE [--once]``."""
     parser = argparse.ArgumentParser(prog="monitor_job", description=__doc__)
     parser.add_argument("--config", type=Path, required=True, help="YAML config file")
+    parser.add_argument(
+        "--once",
+        action="store_true",
+        help="process what the topics hold now, print the signals as JSON lines, exit",
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
     logging.getLogger("kafka").setLevel(logging.WARNING)
     try:
-        return run(load_config(args.config))
+        config = load_config(args.config)
+        if args.once:
+            print_signals(run_once(config))
+            return 0
+        return run(config)
     except ConfigError as exc:
         print("configuration errors:", file=sys.stderr)
         for problem in exc.problems:

@@ -1,4 +1,4 @@
-"""Where the job's signals go: the Prometheus endpoint (and, once configured, the alerts)."""
+"""Where the job's signals go: the alert service, which also serves ``/metrics``."""
 
 from __future__ import annotations
 
@@ -22,5 +22,15 @@ class Sink(Protocol):
 
 
 def build_sinks(config: MonitorConfig, job: MonitorJob) -> list[Sink]:
-    """The sinks the config asks for."""
-    return []
+    """The alert service (rules, pages, ``/metrics`` with the job's own health), if enabled.
+
+    Configuration problems surface here, before any query starts.
+    """
+    if not config.alerting.enabled:
+        return []
+    from kafka_health.alerting.service import AlertService
+
+    alerts = AlertService.from_config(config)
+    alerts.registry.register(job.health)
+    job.health.add_start_hook(alerts.watch_query)
+    return [alerts]

@@ -29,6 +29,7 @@ class QueryDefinition:
 
     name: str
     start: Callable[[], Any]  # returns a started pyspark StreamingQuery
+    needs_processing_time: bool = False  # timers on the wall clock: not for available-now runs
 
 
 @dataclass
