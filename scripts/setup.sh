@@ -30,3 +30,6 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
 fi
 
 "$VENV/bin/kafka-health" fetch-jars
+
+# promtool and amtool (Debian packages) for the alert-rule tests and alerts/ checks.
+bash scripts/install-system-deps.sh
