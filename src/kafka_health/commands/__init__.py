@@ -6,7 +6,9 @@ from types import ModuleType
 
 from kafka_health.commands import (
     alerts,
+    canary,
     check_config,
+    cluster_state,
     demo,
     dev_cluster,
     fetch_jars,
@@ -22,6 +24,8 @@ COMMANDS: list[ModuleType] = [
     fetch_jars,
     ship_logs,
     parse,
+    canary,
+    cluster_state,
     alerts,
     silence,
 ]

@@ -1,0 +1,117 @@
+"""The probe loop: one probe per partition per round, outcomes measured on the fake clock."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from canary_fakes import FakeClock, FakeProbeProducer
+from kafka import errors
+from prometheus_client import CollectorRegistry
+
+from kafka_health.canary.metrics import CanaryMetrics
+from kafka_health.canary.prober import ProbeLoop, ProbeProducer
+from kafka_health.canary.records import Acks, Probe, ProbeOutcome
+from kafka_health.canary.sequence import SequenceStore
+
+
+class Harness:
+    def __init__(self, tmp_path: Path, acks1: bool = False) -> None:
+        self.clock = FakeClock()
+        self.registry = CollectorRegistry()
+        self.metrics = CanaryMetrics(self.registry)
+        self.sunk: list[ProbeOutcome] = []
+        self.producers = {
+            "all": FakeProbeProducer([0, 1, 2], leaders={0: 1, 1: 2, 2: 3}),
+            "1": FakeProbeProducer([0, 1, 2], leaders={0: 1, 1: 2, 2: 3}),
+        }
+        modes: list[Acks] = ["all", "1"] if acks1 else ["all"]
+        self.sequences = SequenceStore(tmp_path / "s.json", "c1", "canary", fsync=False)
+        self.loop = ProbeLoop(
+            canary_id="c1",
+            topic="canary",
+            producers={m: self._getter(m) for m in modes},
+            sequences=self.sequences,
+            sink=self.sunk.extend,
+            clock=self.clock,
+            metrics=self.metrics,
+        )
+
+    def _getter(self, mode: str):  # type: ignore[no-untyped-def]
+        def get() -> ProbeProducer:
+            return self.producers[mode]
+
+        return get
+
+    def sample(self, name: str, **labels: str) -> float | None:
+        return self.registry.get_sample_value(name, labels)
+
+
+def test_a_round_sends_one_probe_per_partition(tmp_path: Path) -> None:
+    h = Harness(tmp_path)
+    assert h.loop.round() == 3
+    probes = [Probe.decode(value) for _, value, _ in h.producers["all"].pending]
+    assert [(p.partition, p.seq, p.acks) for p in probes] == [(0, 0, "all"), (1, 0, "all"),
+                                                              (2, 0, "all")]  # fmt: skip
+    assert {p.send_ms for p in probes} == {int(h.clock.wall * 1000)}
+
+
+def test_outcomes_carry_latency_leader_and_offset(tmp_path: Path) -> None:
+    h = Harness(tmp_path)
+    h.loop.round()
+    h.clock.advance(0.25)
+    h.producers["all"].ack_all(timestamp=123)
+    h.loop.drain()
+    assert [(o.partition, o.outcome, o.leader, o.offset) for o in h.sunk] == [
+        (0, "ok", 1, 0), (1, "ok", 2, 0), (2, "ok", 3, 0)]  # fmt: skip
+    assert all(o.latency_s == pytest.approx(0.25) for o in h.sunk)
+    assert h.sunk[0].log_append_ms == 123
+    assert h.sample("kafka_health_canary_ack_latency_seconds_count",
+                    partition="0", broker_id="1", acks="all") == 1  # fmt: skip
+    assert h.sample("kafka_health_canary_last_success_timestamp_seconds",
+                    partition="2", acks="all") == pytest.approx(h.clock.wall)  # fmt: skip
+
+
+def test_failures_are_classified_and_counted_by_broker(tmp_path: Path) -> None:
+    h = Harness(tmp_path)
+    h.loop.round()
+    h.clock.advance(10)
+    h.producers["all"].fail_all(errors.NotEnoughReplicasError())
+    h.loop.drain()
+    assert {(o.outcome, o.error) for o in h.sunk} == {("failed", "NotEnoughReplicas")}
+    assert h.sunk[0].offset is None and h.sunk[0].latency_s == pytest.approx(10)
+    assert h.sample("kafka_health_canary_failures_total", partition="1", broker_id="2",
+                    acks="all", error_class="NotEnoughReplicas") == 1  # fmt: skip
+    assert h.sample("kafka_health_canary_sends_total",
+                    partition="1", broker_id="2", acks="all") == 1  # fmt: skip
+
+
+def test_a_send_that_raises_is_a_failed_probe(tmp_path: Path) -> None:
+    h = Harness(tmp_path)
+    h.producers["all"].raise_on_send = errors.KafkaTimeoutError("no metadata")
+    h.loop.round()
+    h.loop.drain()
+    assert [o.error for o in h.sunk] == ["Timeout"] * 3
+
+
+def test_sequence_numbers_continue_across_rounds_and_outcomes(tmp_path: Path) -> None:
+    h = Harness(tmp_path)
+    for _ in range(3):
+        h.loop.round()
+        h.producers["all"].ack_all()
+    h.loop.drain()
+    assert [o.seq for o in h.sunk if o.partition == 1] == [0, 1, 2]
+
+
+def test_acks1_probe_shares_the_partition_sequence(tmp_path: Path) -> None:
+    h = Harness(tmp_path, acks1=True)
+    assert h.loop.round() == 6
+    seqs_all = [Probe.decode(v).seq for p, v, _ in h.producers["all"].pending if p == 0]
+    seqs_one = [Probe.decode(v).seq for p, v, _ in h.producers["1"].pending if p == 0]
+    assert (seqs_all, seqs_one) == ([0], [1]), "one number space per partition: no reuse"
+
+
+def test_no_producer_yet_means_no_probes_and_no_crash(tmp_path: Path) -> None:
+    h = Harness(tmp_path)
+    h.loop.producers = {"all": lambda: None}
+    assert h.loop.round() == 0
