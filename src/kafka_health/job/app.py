@@ -19,12 +19,18 @@ from typing import TYPE_CHECKING, Any, Protocol
 from kafka_health.config import MonitorConfig
 from kafka_health.job.board import CANARY_PARTITION, SignalBoard
 from kafka_health.job.canary import canary_outcomes, write_path_windows
+from kafka_health.job.deadlines import coordinator_loads, log_stream_touches
 from kafka_health.job.health import JobHealth, make_listener
 from kafka_health.job.intervals import interval, interval_ms
+from kafka_health.job.logs import log_event_windows
 from kafka_health.job.loss import probe_observations, write_anomalies
+from kafka_health.job.parse_counts import ParseCounts
 from kafka_health.job.sources import kafka_stream
 from kafka_health.job.supervisor import QueryDefinition, Supervisor
+from kafka_health.kafka_clients import spark_kafka_options
 from kafka_health.model import Signal
+from kafka_health.parsing.envelope import decode_records
+from kafka_health.parsing.events import events_only, outcome_counts, parse_entries
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -52,6 +58,7 @@ class MonitorJob:
         self.config = config
         self.board = SignalBoard(config.job)
         self.health = JobHealth()
+        self.parse_counts = ParseCounts()
         self.sinks = list(sinks)
         self._checkpoints = Path(config.spark.checkpoint_dir).expanduser() / config.cluster_name
         self._publish_lock = threading.Lock()
@@ -95,6 +102,15 @@ class MonitorJob:
             ),
             self._definition("isr", self._isr, "update", self.board.on_isr),
             self._definition(
+                "broker_logs",
+                lambda: log_event_windows(events_only(self._parsed_logs()), self.config.job),
+                "update",
+                self.board.on_log_windows,
+            ),
+            self._definition(
+                "parse_quality", self._parsed_logs, "append", self._on_parsed, collect=False
+            ),
+            self._definition(
                 "deadlines",
                 lambda: self._deadlines(),
                 "update",
@@ -103,12 +119,42 @@ class MonitorJob:
             ),
         ]  # fmt: skip
 
-    def _isr(self) -> DataFrame:
-        from kafka_health.job.isr import snapshot_updates, track_isr
+    def _parsed_logs(self, raw: DataFrame | None = None) -> DataFrame:
+        """Broker log records decoded and parsed (every row, with its outcome)."""
+        from pyspark.sql import functions as F
 
-        topic = self.config.topics.cluster_state
-        updates = snapshot_updates(kafka_stream(self.spark, self.config, [topic]), topic)
+        topic = self.config.topics.broker_logs
+        if raw is None:
+            raw = kafka_stream(self.spark, self.config, [topic])
+        records = raw.where(F.col("topic") == topic)
+        return parse_entries(decode_records(records, self.config.parsing), self.config.parsing)
+
+    def _isr(self) -> DataFrame:
+        from kafka_health.job.isr import log_updates, snapshot_updates, track_isr
+
+        topics = self.config.topics
+        raw = kafka_stream(self.spark, self.config, [topics.cluster_state, topics.broker_logs])
+        updates = snapshot_updates(raw, topics.cluster_state).unionByName(
+            log_updates(events_only(self._parsed_logs(raw)))
+        )
         return track_isr(updates, self.config.job.isr_expire_after_s)
+
+    def _on_parsed(self, batch: DataFrame) -> None:
+        """Count outcomes by reason; send dead letters (with source offsets) to their topic."""
+        from kafka_health.parsing.deadletter import dead_letter_records, dead_letters
+
+        batch.persist()
+        try:
+            self.parse_counts.add(outcome_counts(batch).collect())
+            letters = dead_letter_records(dead_letters(batch, self.config.parsing.dead_letter))
+            (
+                letters.write.format("kafka")
+                .options(**spark_kafka_options(self.config.kafka))
+                .option("topic", self.config.topics.dead_letter)
+                .save()
+            )
+        finally:
+            batch.unpersist()
 
     def _deadlines(self) -> DataFrame:
         from pyspark.sql import functions as F
@@ -116,10 +162,9 @@ class MonitorJob:
         from kafka_health.job.deadlines import track_deadlines
 
         topics = self.config.topics
-        outcomes = canary_outcomes(
-            kafka_stream(self.spark, self.config, [topics.canary_results]), topics.canary_results
-        )
-        requests = outcomes.where(F.col("acks") == "all").select(
+        raw = kafka_stream(self.spark, self.config, [topics.canary_results, topics.broker_logs])
+        outcomes = canary_outcomes(raw, topics.canary_results)
+        canary = outcomes.where(F.col("acks") == "all").select(
             F.lit(CANARY_PARTITION).alias("scope"),
             F.col("partition").cast("string").alias("id"),
             F.lit("touch").alias("action"),
@@ -127,19 +172,25 @@ class MonitorJob:
             F.lit(int(self.config.job.canary_silence_s * 1000)).cast("bigint").alias("deadline_ms"),
             F.col("leader").cast("string").alias("attr"),
         )
-        return track_deadlines(requests)
+        parsed = self._parsed_logs(raw)
+        return track_deadlines(
+            canary.unionByName(log_stream_touches(parsed, self.config.job)).unionByName(
+                coordinator_loads(events_only(parsed), self.config.job)
+            )
+        )
 
     def _definition(
         self,
         name: str,
         build: Callable[[], DataFrame],
         output_mode: str,
-        on_rows: Callable[[list[Any]], None],
+        on_rows: Callable[[Any], None],
         needs_processing_time: bool = False,
+        collect: bool = True,
     ) -> QueryDefinition:
         def start() -> Any:
             def each_batch(batch: DataFrame, batch_id: int) -> None:
-                on_rows(batch.collect())
+                on_rows(batch.collect() if collect else batch)
                 self.publish()
 
             writer = (

@@ -307,23 +307,20 @@ class SignalBoard:
         at = current / 1000.0
         per_minute = 60.0 / self._job.window_s
         out: list[Signal] = []
-        elections: dict[str, set[tuple[str, int, int]]] = {}
-        for key, (leader, _seen) in self._snapshot_elections.items():
-            elections.setdefault(leader, set()).add(key)
+        reports: list[tuple[str, int, int | None, int | None]] = [
+            (topic, partition, epoch, int(leader))
+            for (topic, partition, epoch), (leader, _seen) in self._snapshot_elections.items()
+        ]
         for (broker, event_type), windows in self._log_windows.items():
             row = windows.get(current)
             if row is None:
                 continue
             scope = labels(broker_id=broker)
             if event_type == "leader_change":
-                elections.setdefault(broker, set()).update(
-                    (
-                        e.topic,
-                        int(e.partition),
-                        int(e.leader_epoch if e.leader_epoch is not None else -1),
-                    )
+                reports += [
+                    (e.topic, int(e.partition), e.leader_epoch, e.leader)
                     for e in row.elections or []
-                )
+                ]
                 continue
             if event_type == "full_gc":
                 out += [
@@ -341,14 +338,17 @@ class SignalBoard:
                 )
             elif event_type in INCIDENT_SIGNALS:
                 out.append(Signal(INCIDENT_SIGNALS[event_type], scope, float(row.events), at))
-        cluster: set[tuple[str, int, int]] = set()
-        for broker, keys in sorted(elections.items()):
-            cluster |= keys
+        elections = distinct_elections(reports)
+        by_leader: dict[str, int] = {}
+        for leader in elections.values():
+            if leader is not None:
+                by_leader[str(leader)] = by_leader.get(str(leader), 0) + 1
+        for broker, count in sorted(by_leader.items()):
             out.append(
                 Signal("leader_elections_per_minute", labels(broker_id=broker),
-                       len(keys) * per_minute, at)
+                       count * per_minute, at)
             )  # fmt: skip
-        out.append(Signal("leader_elections_per_minute", labels(), len(cluster) * per_minute, at))
+        out.append(Signal("leader_elections_per_minute", labels(), len(elections) * per_minute, at))
         return out
 
     def _session_timeout_s(self, broker: str) -> float:
@@ -368,3 +368,34 @@ INCIDENT_SIGNALS = {
     "not_leader": "not_leader_errors",
     "min_isr_violation": "not_enough_replicas_errors",
 }
+
+
+def distinct_elections(
+    reports: Iterable[tuple[str, int, int | None, int | None]],
+) -> dict[tuple[str, int, int | None, int | None], int | None]:
+    """One entry per election, with its new leader (None when no report names it).
+
+    Reports of the same (topic, partition, epoch) are one election; a report without an epoch
+    (a ZooKeeper controller's "New leader is N") is the same election as one with an epoch for
+    the same partition and leader, else an election of its own.
+    """
+    with_epoch: dict[tuple[str, int, int], int | None] = {}
+    without: set[tuple[str, int, int | None]] = set()
+    for topic, partition, epoch, leader in reports:
+        if epoch is None or epoch < 0:
+            without.add((topic, partition, leader))
+            continue
+        key = (topic, partition, int(epoch))
+        if with_epoch.get(key) is None:
+            with_epoch[key] = leader
+    out: dict[tuple[str, int, int | None, int | None], int | None] = {
+        (t, p, e, None): leader for (t, p, e), leader in with_epoch.items()
+    }
+    for topic, partition, leader in without:
+        known = any(
+            t == topic and p == partition and (leader is None or ld in (None, leader))
+            for (t, p, _e), ld in with_epoch.items()
+        )
+        if not known:
+            out[(topic, partition, None, leader)] = leader
+    return out

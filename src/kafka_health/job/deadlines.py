@@ -33,6 +33,8 @@ from pyspark.sql.types import (
     StructType,
 )
 
+from kafka_health.config import JobConfig
+
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
@@ -137,4 +139,44 @@ def track_deadlines(requests: DataFrame) -> DataFrame:
             outputMode="Update",
             timeMode="ProcessingTime",
         )
+    )
+
+
+def log_stream_touches(parsed: DataFrame, job: JobConfig) -> DataFrame:
+    """A touch per broker log record: (broker, kind) must keep arriving (coverage)."""
+    from pyspark.sql import functions as F
+
+    from kafka_health.job.board import LOG_STREAM
+
+    known = parsed.where(F.col("broker_id").isNotNull() & F.col("kind").isNotNull())
+    return known.select(
+        F.lit(LOG_STREAM).alias("scope"),
+        F.concat_ws("/", F.col("broker_id"), F.col("kind")).alias("id"),
+        F.lit("touch").alias("action"),
+        F.unix_millis(F.current_timestamp()).alias("at_ms"),
+        F.lit(round(job.log_silence_s * 1000)).cast("bigint").alias("deadline_ms"),
+        F.lit(None).cast("string").alias("attr"),
+    )
+
+
+def coordinator_loads(events: DataFrame, job: JobConfig) -> DataFrame:
+    """Arm a deadline when a ``__consumer_offsets`` load starts; disarm when it finishes."""
+    from pyspark.sql import functions as F
+
+    from kafka_health.job.board import COORDINATOR_LOAD
+
+    loads = events.where(
+        F.col("type").isin("coordinator_load_start", "coordinator_load_finish")
+        & F.col("broker_id").isNotNull()
+        & F.col("partition").isNotNull()
+    )
+    return loads.select(
+        F.lit(COORDINATOR_LOAD).alias("scope"),
+        F.concat_ws("/", F.col("broker_id"), F.col("partition").cast("string")).alias("id"),
+        F.when(F.col("type") == "coordinator_load_start", F.lit("arm"))
+        .otherwise(F.lit("disarm"))
+        .alias("action"),
+        F.col("event_ms").alias("at_ms"),
+        F.lit(round(job.coordinator_load_stuck_s * 1000)).cast("bigint").alias("deadline_ms"),
+        F.lit(None).cast("string").alias("attr"),
     )

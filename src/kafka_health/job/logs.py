@@ -1,8 +1,10 @@
 """Windows of broker log events: GC pauses, incident signatures and elections per broker.
 
 Input: parsed events (``kafka_health.parsing``) with ``type``, ``broker_id``, ``event_ms``
-and the event's fields. One aggregation per (window, broker, type) in update mode gives
-counts, GC pause sums and maxima, Full GC pauses longer than the broker's session timeout,
+and the event's fields. Events about another broker count for that broker: an election for
+the new leader, a broker failure or controlled shutdown for the broker the controller saw.
+One aggregation per (window, broker, type) in update mode gives counts, GC pause sums and
+maxima, Full GC pauses longer than the broker's session timeout,
 and the distinct (topic, partition, epoch) of leader changes, attributed to the new leader.
 One election appears in several logs (controller, state-change, the new leader's server
 log): the set counts it once.
@@ -41,7 +43,13 @@ def log_event_windows(events: DataFrame, job: JobConfig) -> DataFrame:
     from pyspark.sql import functions as F
 
     is_election = F.col("type") == "leader_change"
-    subject = F.when(is_election & F.col("leader").isNotNull(), F.col("leader").cast("string"))
+    about_other = F.col("type").isin("broker_failure", "controlled_shutdown")
+    subject = F.when(
+        is_election & F.col("leader").isNotNull(), F.col("leader").cast("string")
+    ).when(
+        about_other & F.col("subject_broker_id").isNotNull(),
+        F.col("subject_broker_id").cast("string"),
+    )
     timed = (
         events.where(F.col("type").isin(*WINDOWED_TYPES) & F.col("event_ms").isNotNull())
         .withColumn("broker_id", F.coalesce(subject, F.col("broker_id"), F.lit("unknown")))
@@ -52,6 +60,7 @@ def log_event_windows(events: DataFrame, job: JobConfig) -> DataFrame:
     election = F.struct(
         F.col("topic"), F.col("partition").cast("int").alias("partition"),
         F.col("leader_epoch").cast("int").alias("leader_epoch"),
+        F.col("leader").cast("int").alias("leader"),
     )  # fmt: skip
     over_timeout = (F.col("type") == "full_gc") & (F.col("pause_s") * 1000 > F.col("timeout_ms"))
     return timed.groupBy(
