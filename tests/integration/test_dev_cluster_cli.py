@@ -18,6 +18,7 @@ from kafka_health.devcluster.cluster import process_state
 pytestmark = pytest.mark.integration
 
 CLI = [sys.executable, "-m", "kafka_health.cli"]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def kh(*args: str, timeout: float = 180) -> subprocess.CompletedProcess[str]:
@@ -103,10 +104,13 @@ def test_zookeeper_mode_runs_kafka_3_9_with_the_session_timeout(tmp_path: Path) 
         kh("dev-cluster", "down", "--dir", str(directory))
 
 
-def test_demo_starts_the_cluster_and_stops_cleanly_on_ctrl_c(tmp_path: Path) -> None:
+def test_demo_runs_the_whole_pipeline_and_stops_cleanly_on_ctrl_c(tmp_path: Path) -> None:
+    """Cluster, shipper, canary, job and alerts: the canary's availability reaches the
+    console through Spark; Ctrl-C stops every part and every broker."""
     directory = tmp_path / "demo"
     process = subprocess.Popen(
         [*CLI, "demo", "--dir", str(directory), "--interval", "5"],
+        cwd=REPO,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -117,11 +121,14 @@ def test_demo_starts_the_cluster_and_stops_cleanly_on_ctrl_c(tmp_path: Path) -> 
         assert process.stdout is not None
         for line in process.stdout:
             output.append(line)
-            if line.startswith("running"):
+            if line.startswith("signals: canary availability"):
                 break
         text = "".join(output)
         assert len(broker_lines(text)) == 3, text
-        assert "topics (" in text
+        for part in ("log shipper:", "canary: probing", "alerts and signals: http://"):
+            assert part in text, part
+        assert "signals: canary availability 100.0%" in text, text[-3000:]
+        assert "PAGE [firing]" not in text, "a healthy cluster pages nobody"
         process.send_signal(signal.SIGINT)
         rest, _ = process.communicate(timeout=90)
         output.append(rest)

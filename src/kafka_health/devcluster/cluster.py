@@ -17,6 +17,7 @@ import base64
 import contextlib
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -131,6 +132,9 @@ class LocalCluster:
                 raise DevClusterError(
                     f"a dev cluster is already running in {base}; run 'down' first"
                 )
+            # A stopped cluster's data belongs to another cluster id and other ports: start over.
+            for old in [*base.glob("broker-*"), base / "zookeeper"]:
+                shutil.rmtree(old, ignore_errors=True)
         ports = free_ports(2 * spec.brokers + 1)
         nodes = [
             BrokerNode(

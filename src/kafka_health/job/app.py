@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from kafka_health.config import MonitorConfig
 from kafka_health.job.board import CANARY_PARTITION, SignalBoard
 from kafka_health.job.canary import canary_outcomes, write_path_windows
-from kafka_health.job.deadlines import coordinator_loads, log_stream_touches
+from kafka_health.job.deadlines import log_deadline_requests
 from kafka_health.job.health import JobHealth, make_listener
 from kafka_health.job.intervals import interval, interval_ms
 from kafka_health.job.logs import log_event_windows
@@ -133,9 +133,9 @@ class MonitorJob:
         from kafka_health.job.isr import log_updates, snapshot_updates, track_isr
 
         topics = self.config.topics
-        raw = kafka_stream(self.spark, self.config, [topics.cluster_state, topics.broker_logs])
-        updates = snapshot_updates(raw, topics.cluster_state).unionByName(
-            log_updates(events_only(self._parsed_logs(raw)))
+        snapshots = kafka_stream(self.spark, self.config, [topics.cluster_state])
+        updates = snapshot_updates(snapshots, topics.cluster_state).unionByName(
+            log_updates(events_only(self._parsed_logs()))
         )
         return track_isr(updates, self.config.job.isr_expire_after_s)
 
@@ -162,8 +162,8 @@ class MonitorJob:
         from kafka_health.job.deadlines import track_deadlines
 
         topics = self.config.topics
-        raw = kafka_stream(self.spark, self.config, [topics.canary_results, topics.broker_logs])
-        outcomes = canary_outcomes(raw, topics.canary_results)
+        results = kafka_stream(self.spark, self.config, [topics.canary_results])
+        outcomes = canary_outcomes(results, topics.canary_results)
         canary = outcomes.where(F.col("acks") == "all").select(
             F.lit(CANARY_PARTITION).alias("scope"),
             F.col("partition").cast("string").alias("id"),
@@ -172,12 +172,8 @@ class MonitorJob:
             F.lit(int(self.config.job.canary_silence_s * 1000)).cast("bigint").alias("deadline_ms"),
             F.col("leader").cast("string").alias("attr"),
         )
-        parsed = self._parsed_logs(raw)
-        return track_deadlines(
-            canary.unionByName(log_stream_touches(parsed, self.config.job)).unionByName(
-                coordinator_loads(events_only(parsed), self.config.job)
-            )
-        )
+        logs = log_deadline_requests(self._parsed_logs(), self.config.job)
+        return track_deadlines(canary.unionByName(logs))
 
     def _definition(
         self,

@@ -46,6 +46,8 @@ class SignalBoard:
         self._anomalies: dict[tuple[str, int, int, str, str], float] = {}
         self._deadlines: dict[tuple[str, str], _Deadline] = {}
         self._unhealthy: list[Any] = []
+        # broker id -> (live, first seen live, last seen) from the prober's broker records
+        self._brokers: dict[str, tuple[bool, float, float]] = {}
         # (topic, partition, epoch) -> (new leader, seen at) from snapshots
         self._snapshot_elections: dict[tuple[str, int, int], tuple[str, float]] = {}
         # (broker, event type) -> window end (ms) -> latest row
@@ -99,6 +101,10 @@ class SignalBoard:
                     unhealthy.append(row)
                 elif row.kind == "end":
                     complete = True
+                elif row.kind == "broker" and row.leader is not None:
+                    broker = str(row.leader)
+                    _live, first, _last = self._brokers.get(broker, (False, now, now))
+                    self._brokers[broker] = (not row.offline, first, now)
             if complete:
                 self._unhealthy = unhealthy
 
@@ -259,6 +265,7 @@ class SignalBoard:
             elif scope == COORDINATOR_LOAD and deadline.state == "expired":
                 broker, _, partition = ident.partition("/")
                 stuck_by_broker.setdefault(broker, []).append(partition)
+        out += self._never_seen_logs(now)
         for broker, partitions in sorted(stuck_by_broker.items()):
             out.append(
                 Signal(
@@ -269,6 +276,22 @@ class SignalBoard:
                     {"partitions": sorted(partitions, key=int)},
                 )
             )
+        return out
+
+    def _never_seen_logs(self, now: float) -> list[Signal]:
+        """Brokers the prober knows (live) that never sent a log kind: their age is the time
+        since the broker was first seen, so ``LogStreamSilent`` fires for them too."""
+        out = []
+        recent = now - self._job.isr_expire_after_s
+        for broker, (live, first, last) in sorted(self._brokers.items()):
+            if not live or last < recent:
+                continue
+            for kind in LOGGED_KINDS:
+                if (LOG_STREAM, f"{broker}/{kind}") not in self._deadlines:
+                    out.append(
+                        Signal("log_stream_age_seconds", labels(broker_id=broker, kind=kind),
+                               now - first, now, {"state": "never"})
+                    )  # fmt: skip
         return out
 
     def _isr_signals(self, now: float) -> list[Signal]:
@@ -399,3 +422,6 @@ def distinct_elections(
         if not known:
             out[(topic, partition, None, leader)] = leader
     return out
+
+
+LOGGED_KINDS = ("server", "controller", "state-change", "gc")

@@ -36,7 +36,7 @@ from pyspark.sql.types import (
 from kafka_health.config import JobConfig
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame
+    from pyspark.sql import Column, DataFrame
 
 INPUT_COLUMNS = ("scope", "id", "action", "at_ms", "deadline_ms", "attr")
 
@@ -142,41 +142,47 @@ def track_deadlines(requests: DataFrame) -> DataFrame:
     )
 
 
-def log_stream_touches(parsed: DataFrame, job: JobConfig) -> DataFrame:
-    """A touch per broker log record: (broker, kind) must keep arriving (coverage)."""
+def log_deadline_requests(parsed: DataFrame, job: JobConfig) -> DataFrame:
+    """From each parsed broker log record, in one pass: a touch of its (broker, kind) stream
+    (coverage), and for a ``__consumer_offsets`` load start or finish an arm or disarm of
+    that partition's stuck-load deadline."""
     from pyspark.sql import functions as F
 
-    from kafka_health.job.board import LOG_STREAM
+    from kafka_health.job.board import COORDINATOR_LOAD, LOG_STREAM
 
-    known = parsed.where(F.col("broker_id").isNotNull() & F.col("kind").isNotNull())
-    return known.select(
-        F.lit(LOG_STREAM).alias("scope"),
-        F.concat_ws("/", F.col("broker_id"), F.col("kind")).alias("id"),
-        F.lit("touch").alias("action"),
-        F.unix_millis(F.current_timestamp()).alias("at_ms"),
-        F.lit(round(job.log_silence_s * 1000)).cast("bigint").alias("deadline_ms"),
-        F.lit(None).cast("string").alias("attr"),
-    )
+    def request(scope: str, ident: Column, action: Column, at: Column, deadline_s: float) -> Column:
+        return F.struct(
+            F.lit(scope).alias("scope"), ident.alias("id"), action.alias("action"),
+            at.alias("at_ms"), F.lit(round(deadline_s * 1000)).cast("bigint").alias("deadline_ms"),
+            F.lit(None).cast("string").alias("attr"),
+        )  # fmt: skip
 
-
-def coordinator_loads(events: DataFrame, job: JobConfig) -> DataFrame:
-    """Arm a deadline when a ``__consumer_offsets`` load starts; disarm when it finishes."""
-    from pyspark.sql import functions as F
-
-    from kafka_health.job.board import COORDINATOR_LOAD
-
-    loads = events.where(
-        F.col("type").isin("coordinator_load_start", "coordinator_load_finish")
-        & F.col("broker_id").isNotNull()
+    broker = F.col("broker_id")
+    touch = F.when(
+        broker.isNotNull() & F.col("kind").isNotNull(),
+        request(LOG_STREAM, F.concat_ws("/", broker, F.col("kind")), F.lit("touch"),
+                F.unix_millis(F.current_timestamp()), job.log_silence_s),
+    )  # fmt: skip
+    is_load = (
+        (F.col("outcome") == "event")
+        & F.col("type").isin("coordinator_load_start", "coordinator_load_finish")
+        & broker.isNotNull()
         & F.col("partition").isNotNull()
     )
-    return loads.select(
-        F.lit(COORDINATOR_LOAD).alias("scope"),
-        F.concat_ws("/", F.col("broker_id"), F.col("partition").cast("string")).alias("id"),
-        F.when(F.col("type") == "coordinator_load_start", F.lit("arm"))
-        .otherwise(F.lit("disarm"))
-        .alias("action"),
-        F.col("event_ms").alias("at_ms"),
-        F.lit(round(job.coordinator_load_stuck_s * 1000)).cast("bigint").alias("deadline_ms"),
-        F.lit(None).cast("string").alias("attr"),
+    load = F.when(
+        is_load,
+        request(
+            COORDINATOR_LOAD,
+            F.concat_ws("/", broker, F.col("partition").cast("string")),
+            F.when(F.col("type") == "coordinator_load_start", F.lit("arm")).otherwise(
+                F.lit("disarm")
+            ),
+            F.col("event_ms"),
+            job.coordinator_load_stuck_s,
+        ),
+    )
+    return (
+        parsed.select(F.explode(F.array(touch, load)).alias("r"))
+        .where(F.col("r").isNotNull())
+        .select("r.*")
     )

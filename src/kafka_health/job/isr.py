@@ -42,17 +42,21 @@ if TYPE_CHECKING:
 # Kinds of input rows.
 SNAPSHOT_PARTITION = "snapshot_partition"
 SNAPSHOT_DONE = "snapshot_done"
+SNAPSHOT_BROKER = (
+    "snapshot_broker"  # passed through: ``leader`` = broker id, ``offline`` = not live
+)
 LOG_ISR = "isr"
 LOG_LEADER = "leader"
 
 UPDATE_COLUMNS = (
     "kind", "topic", "partition", "at_ms", "leader", "leader_epoch", "replicas", "isr", "min_isr",
+    "live",
 )  # fmt: skip
 
 _INTS = ArrayType(IntegerType())
 OUTPUT_SCHEMA = StructType(
     [
-        StructField("kind", StringType()),  # unhealthy | end | election
+        StructField("kind", StringType()),  # unhealthy | end | election | broker
         StructField("topic", StringType()),
         StructField("partition", IntegerType()),
         StructField("leader", IntegerType()),
@@ -110,6 +114,13 @@ class IsrTracker(StatefulProcessor):
         for row in sorted(rows, key=lambda r: (r.at_ms or 0, r.kind != SNAPSHOT_PARTITION)):
             if row.kind == SNAPSHOT_DONE:
                 done_snapshots.append(int(row.at_ms))
+                continue
+            if row.kind == SNAPSHOT_BROKER:
+                elections.append(
+                    Row(**{f.name: None for f in OUTPUT_SCHEMA.fields}
+                        | {"kind": "broker", "leader": row.leader, "offline": not row.live,
+                           "at_ms": row.at_ms})
+                )  # fmt: skip
                 continue
             pk = (row.topic, int(row.partition))
             old = self.views.getValue(pk) if self.views.containsKey(pk) else None
@@ -187,21 +198,23 @@ def snapshot_updates(raw: DataFrame, cluster_state_topic: str) -> DataFrame:
         .select(F.from_json(F.col("value").cast("string"), CLUSTER_STATE_DDL).alias("s"))
         .where(
             (F.col("s.schema") == CLUSTER_STATE_SCHEMA_ID)
-            & F.col("s.kind").isin("partition", "snapshot")
+            & F.col("s.kind").isin("partition", "snapshot", "broker")
         )
     )
     return records.select(
         F.when(F.col("s.kind") == "partition", F.lit(SNAPSHOT_PARTITION))
+        .when(F.col("s.kind") == "broker", F.lit(SNAPSHOT_BROKER))
         .otherwise(F.lit(SNAPSHOT_DONE))
         .alias("kind"),
         F.col("s.topic").alias("topic"),
         F.col("s.partition").alias("partition"),
         F.col("s.snapshot_ms").alias("at_ms"),
-        F.col("s.leader").alias("leader"),
+        F.coalesce(F.col("s.leader"), F.col("s.broker_id")).alias("leader"),
         F.col("s.leader_epoch").alias("leader_epoch"),
         F.col("s.replicas").alias("replicas"),
         F.col("s.isr").alias("isr"),
         F.col("s.min_isr").alias("min_isr"),
+        F.col("s.live").alias("live"),
     )
 
 
@@ -227,6 +240,7 @@ def log_updates(events: DataFrame) -> DataFrame:
         F.lit(None).cast("array<int>").alias("replicas"),
         F.col("isr_after").cast("array<int>").alias("isr"),
         F.lit(None).cast("int").alias("min_isr"),
+        F.lit(None).cast("boolean").alias("live"),
     )
 
 

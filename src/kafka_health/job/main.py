@@ -27,10 +27,10 @@ def run(config: MonitorConfig, stop: threading.Event | None = None) -> int:
         raise ConfigError(
             [ConfigProblem("kafka.bootstrap_servers", "the job needs the cluster to monitor")]
         )
-    if stop is None:
+    spark = build_spark_session(config.spark)
+    if stop is None:  # after the session: PySpark installs a SIGINT handler of its own
         stop = threading.Event()
         stop_on_signals(stop)
-    spark = build_spark_session(config.spark)
     job = MonitorJob(spark, config)
     sinks = build_sinks(config, job)
     job.sinks.extend(sinks)
@@ -80,7 +80,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
-    logging.getLogger("kafka").setLevel(logging.WARNING)
+    for noisy in ("kafka", "py4j"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
     try:
         config = load_config(args.config)
         if args.once:
