@@ -109,15 +109,21 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def start_monitor(config: MonitorConfig, cluster: LocalCluster, stack: list[Any]) -> Any:
-    """Start pager, shipper, canary, alert service and job; push each one's stop on ``stack``."""
+def start_monitor(
+    config: MonitorConfig,
+    cluster: LocalCluster,
+    stack: list[Any],
+    pager: ConsolePager | None = None,
+) -> Any:
+    """Start pager, shipper, canary, alert service and job; push each one's stop on ``stack``
+    (pass ``pager`` to keep a handle on the pages)."""
     from kafka_health.canary.service import CanaryService
     from kafka_health.job.app import MonitorJob
     from kafka_health.job.sinks import build_sinks
     from kafka_health.shipper.devcluster import shipper_config_for, start_shipper_thread
     from kafka_health.spark import build_spark_session
 
-    pager = ConsolePager()
+    pager = pager or ConsolePager()
     pager.start()
     stack.append(pager.stop)
     monitor = demo_config(config, cluster, pager.url)

@@ -29,6 +29,7 @@ class ConsolePager:
                 pass
 
         self.pages = 0
+        self.alerts: list[dict[str, Any]] = []
         self._server = ThreadingHTTPServer((host, port), Handler)
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
@@ -47,6 +48,7 @@ class ConsolePager:
     def show(self, payload: dict[str, Any]) -> None:
         self.pages += 1
         for alert in payload.get("alerts", []):
+            self.alerts.append(alert)
             labels, notes = alert.get("labels", {}), alert.get("annotations", {})
             where = f" broker {labels['broker_id']}" if labels.get("broker_id") else ""
             print(
