@@ -119,14 +119,10 @@ class MonitorJob:
             ),
         ]  # fmt: skip
 
-    def _parsed_logs(self, raw: DataFrame | None = None) -> DataFrame:
-        """Broker log records decoded and parsed (every row, with its outcome)."""
-        from pyspark.sql import functions as F
-
-        topic = self.config.topics.broker_logs
-        if raw is None:
-            raw = kafka_stream(self.spark, self.config, [topic])
-        records = raw.where(F.col("topic") == topic)
+    def _parsed_logs(self) -> DataFrame:
+        """Broker log records, from a source of their own, decoded and parsed (every row, with
+        its outcome)."""
+        records = kafka_stream(self.spark, self.config, [self.config.topics.broker_logs])
         return parse_entries(decode_records(records, self.config.parsing), self.config.parsing)
 
     def _isr(self) -> DataFrame:
