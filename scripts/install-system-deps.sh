@@ -1,19 +1,22 @@
 #!/usr/bin/env bash
-# Install the system tools the alert-rule tests need: promtool (Debian package `prometheus`)
-# and amtool (`prometheus-alertmanager`). Idempotent: does nothing when both are on PATH.
+# Install the system tools the alert-rule and dashboard tests need: promtool and the prometheus
+# server (Debian package `prometheus`) and amtool (`prometheus-alertmanager`). Idempotent: does
+# nothing when all three are on PATH.
 # Installs with apt-get as root (CI runs as root on a fresh machine), else through sudo.
 # Services of these packages are never started: a policy-rc.d denies it during the install.
 set -euo pipefail
 
 missing=()
-command -v promtool >/dev/null || missing+=(prometheus)
+if ! command -v promtool >/dev/null || ! command -v prometheus >/dev/null; then
+  missing+=(prometheus)
+fi
 command -v amtool >/dev/null || missing+=(prometheus-alertmanager)
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi
 
 if ! command -v apt-get >/dev/null; then
-  echo "install-system-deps: apt-get not found; install ${missing[*]} (promtool, amtool)" >&2
+  echo "install-system-deps: apt-get not found; install ${missing[*]} (promtool, prometheus, amtool)" >&2
   exit 1
 fi
 SUDO=()
@@ -36,4 +39,4 @@ echo "install-system-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 "${SUDO[@]}" apt-get update -qq
 "${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-command -v promtool >/dev/null && command -v amtool >/dev/null
+command -v promtool >/dev/null && command -v prometheus >/dev/null && command -v amtool >/dev/null
