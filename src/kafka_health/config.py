@@ -622,7 +622,8 @@ class AlertingConfig:
     signal_ttl_s: float = 180.0
     """A signal series not reported again for this long is gone (its alert may resolve)."""
     group_by: list[str] = field(default_factory=lambda: ["broker_id"])
-    group_wait_s: float = 10.0
+    group_wait_s: float = 30.0
+    """Also the time a late cause has to arrive (a frozen broker logs its GC on resuming)."""
     group_interval_s: float = 30.0
     repeat_interval_s: float = 14400.0
     resolved_retention_s: float = 86400.0

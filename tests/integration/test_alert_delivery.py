@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 import yaml
-from alert_receiver_support import ReceiverState, webhook_receiver
 from prometheus_client import CollectorRegistry
+from tests.webhook_receiver import ReceiverState, webhook_receiver
 
 from kafka_health.alerting.rules import load_rules
 from kafka_health.alerting.service import AlertService

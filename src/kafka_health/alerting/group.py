@@ -1,8 +1,9 @@
 """Grouping: alerts with the same ``group_by`` labels (one broker) make one notification.
 
 A group's first notification waits ``group_wait_s`` (so the rest of a sick broker's alerts,
-and the causes that explain them, arrive first); later changes wait until ``group_interval_s``
-after the previous notification; reminders go out without waiting.
+and the causes that explain them, arrive first); later changes (new alerts, resolutions) wait
+until ``group_interval_s`` after the previous notification, as in Alertmanager; reminders go
+out without waiting.
 """
 
 from __future__ import annotations
@@ -47,10 +48,9 @@ class GroupTimers:
         since = self._pending_since.setdefault(slot, now)
         if reason == NotifyReason.REPEAT:
             return True
-        ready = since + self.group_wait_s
-        if entry is not None and reason != NotifyReason.FIRST:
-            ready = max(ready, entry.notified_at + self.group_interval_s)
-        return now >= ready
+        if entry is None or reason == NotifyReason.FIRST:
+            return now >= since + self.group_wait_s
+        return now >= entry.notified_at + self.group_interval_s
 
     def flushed(self, receiver: str, key: str) -> None:
         self._pending_since.pop((receiver, key), None)

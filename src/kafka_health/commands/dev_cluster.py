@@ -1,4 +1,4 @@
-"""``kafka-health dev-cluster up|status|down|stop|kill|freeze|thaw|start``: a local Kafka."""
+"""``kafka-health dev-cluster``: start, inspect, stop or inject faults into a local Kafka."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from kafka_health.devcluster import ClusterSpec, DevClusterError, LocalCluster
 NAME = "dev-cluster"
 HELP = "start, inspect, stop or inject faults into a local Kafka cluster (JVM processes)"
 
-BROKER_ACTIONS = ("stop", "kill", "freeze", "thaw", "start")
+BROKER_ACTIONS = ("stop", "kill", "freeze", "thaw", "start", "gc-pause")
 
 
 def cluster_spec(config: DevClusterConfig, **overrides: object) -> ClusterSpec:
@@ -41,6 +41,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--brokers", type=int, choices=(1, 3), help="number of brokers (up)")
     parser.add_argument("--mode", choices=("kraft", "zookeeper"), help="KRaft 4.x or ZooKeeper 3.9")
     parser.add_argument(
+        "--seconds",
+        type=float,
+        default=10.0,
+        help="gc-pause: how long the broker's Full GC pauses it (default 10, the seed incident's)",
+    )
+    parser.add_argument(
         "--zk-session-timeout-ms", type=int, help="zookeeper.session.timeout.ms (zookeeper mode)"
     )
 
@@ -61,6 +67,10 @@ def run(args: argparse.Namespace) -> int:
             if args.broker_id is None:
                 print(f"'{args.action}' needs a broker id", file=sys.stderr)
                 return 2
+            if args.action == "gc-pause":
+                logged = cluster.gc_pause_broker(args.broker_id, args.seconds)
+                print(f"broker {args.broker_id}: Full GC paused it for {logged:.3f} s (its gc.log)")
+                return 0
             action = {
                 "stop": cluster.stop_broker,
                 "kill": cluster.kill_broker,

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Literal
 
 from kafka_health.devcluster.errors import DevClusterError
+from kafka_health.devcluster.gc_pause import GcPauseError, full_gc_pause
 from kafka_health.devcluster.runtime import ensure_kafka_runtime
 
 Mode = Literal["kraft", "zookeeper"]
@@ -363,6 +364,17 @@ class LocalCluster:
     def thaw_broker(self, broker_id: int) -> None:
         """Resume a frozen broker (SIGCONT)."""
         self._signal_running(broker_id, signal.SIGCONT)
+
+    def gc_pause_broker(self, broker_id: int, pause_s: float) -> float:
+        """A Full GC in the broker's JVM that pauses it for ``pause_s`` (see ``gc_pause``);
+        returns the pause the JVM logged, in seconds."""
+        node = self.node(broker_id)
+        if node.pid is None or process_state(node.pid) != "running":
+            raise DevClusterError(f"broker {broker_id} is not running")
+        try:
+            return full_gc_pause(node.pid, node.gc_log, pause_s)
+        except GcPauseError as exc:
+            raise DevClusterError(f"broker {broker_id}: {exc}") from exc
 
     def restart_broker(self, broker_id: int, timeout_s: float = 90.0) -> None:
         """Stop a broker cleanly and start it again."""

@@ -1,23 +1,29 @@
-"""A pre-wired alert service for unit tests: the shipped rules, a fake clock and transport.
+"""A pre-wired alert service for the alerting tests: the shipped rules, a fake clock, and
+notifications POSTed over real HTTP to a real webhook receiver (an ``http.server`` thread per
+harness, shut down after each test by ``conftest.py``).
 
-Time only moves when a test says so (``Harness.run``); nothing sleeps, nothing listens.
+Time only moves when a test says so (``Harness.run``); nothing sleeps. What a test sees as sent
+is what the receiver processed (by idempotency key), in the order it processed it. Tests that
+script delivery failures use ``transport="fake"``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from prometheus_client import CollectorRegistry
+from tests.webhook_receiver import ReceiverState, webhook_receiver
 
 from kafka_health.alerting.engine import Alert, AlertState
 from kafka_health.alerting.rules import AlertRulesConfig, load_rules
 from kafka_health.alerting.service import AlertService
-from kafka_health.alerting.webhook import DeliveryResult, Notification
+from kafka_health.alerting.webhook import DeliveryResult, HttpTransport, Notification
 from kafka_health.config import AlertingConfig, ExporterConfig, ReceiverConfig, SilenceConfig
 from kafka_health.model import Signal, labels
 
@@ -76,6 +82,49 @@ class FakeTransport:
         return result
 
 
+@dataclass
+class ReceiverTransport:
+    """HTTP to the real receiver; records attempts. ``delivered`` is what the receiver
+    processed, in its order, each checked against what was sent."""
+
+    state: ReceiverState
+    path: str
+    http: HttpTransport
+    attempts: list[Notification] = field(default_factory=list)
+
+    def send(self, receiver: ReceiverConfig, notification: Notification) -> DeliveryResult:
+        self.attempts.append(notification)
+        return self.http.send(receiver, notification)
+
+    @property
+    def delivered(self) -> list[Notification]:
+        by_key = {n.idempotency_key: n for n in self.attempts}
+        with self.state.lock:
+            got = [r for r in self.state.processed.values() if r.path == self.path]
+        result = []
+        for received in got:
+            sent = by_key[received.key]
+            on_the_wire = [(a["fingerprint"], a["status"]) for a in received.body["alerts"]]
+            assert on_the_wire == [(a.fingerprint, a.status) for a in sent.alerts]
+            assert received.headers["x-kafka-health-reason"] == sent.reason
+            result.append(sent)
+        return result
+
+
+_RECEIVERS = contextlib.ExitStack()
+
+
+def start_receiver() -> tuple[ReceiverState, str]:
+    """A real webhook receiver (a thread) until ``stop_receivers()``."""
+    state = ReceiverState()
+    return state, _RECEIVERS.enter_context(webhook_receiver(state))
+
+
+def stop_receivers() -> None:
+    """Shut down every receiver started since the last call (after each test)."""
+    _RECEIVERS.close()
+
+
 PAGER = ReceiverConfig(name="pager", url="http://127.0.0.1:1/alerts")
 
 
@@ -97,13 +146,21 @@ class Harness:
         state_dir: Path,
         rules: AlertRulesConfig | None = None,
         silences: list[SilenceConfig] | None = None,
+        transport: Literal["http", "fake"] = "http",
         **overrides: Any,
     ) -> None:
         self.state_dir = state_dir
         self.rules = rules if rules is not None else shipped_rules()
-        self.config = alerting_config(state_dir, silences=silences or [], **overrides)
         self.clock = FakeClock()
-        self.transport = FakeTransport()
+        self.transport: ReceiverTransport | FakeTransport
+        if transport == "http" and "receivers" not in overrides:
+            state, url = start_receiver()
+            path = "/pager"
+            overrides["receivers"] = [dataclasses.replace(PAGER, url=url + path, timeout_s=5.0)]
+            self.transport = ReceiverTransport(state, path, HttpTransport(self.clock))
+        else:
+            self.transport = FakeTransport()
+        self.config = alerting_config(state_dir, silences=silences or [], **overrides)
         self.service = self._new_service()
 
     def _new_service(self) -> AlertService:

@@ -80,6 +80,42 @@ def test_session_expiry_seen_before_the_gc_still_names_the_gc(tmp_path: Path) ->
     ]
 
 
+def test_the_gc_logged_after_its_symptoms_is_still_the_one_page(tmp_path: Path) -> None:
+    """As on real parts (a 10 s pause of broker 3, ZooKeeper session 6 s): the controller logs
+    broker 3's failure while it is still frozen; its GC and session expiry are logged when it
+    resumes, a trigger interval later; meanwhile acks=all writes on brokers 1 and 2 waited for
+    the frozen follower (p99 5.4 s, a latency alert already pending from an earlier blip)."""
+    h = Harness(tmp_path)
+    gc_at = 75.0
+
+    def signals(t: float) -> list[Signal]:
+        out = []
+        if t < 20 or t >= 60:  # a startup blip, then the pause
+            out += [
+                sig("canary_ack_latency_seconds", 5.4, t, broker_id=b, partition=0,
+                    quantile="0.99")
+                for b in (1, 2)
+            ]  # fmt: skip
+        if t >= 62:
+            out += [sig("broker_failures", 1, t, broker_id=3)]
+            out += [sig("leader_elections_per_minute", 5, t, broker_id=b) for b in (1, 2)]
+        if t >= gc_at:
+            out += [
+                sig("full_gc_count", 1, t, broker_id=3),
+                sig("full_gc_over_session_timeout", 1, t, {"session_timeout_s": 6}, broker_id=3),
+                sig("zk_session_expirations", 1, t, broker_id=3),
+            ]
+        return out
+
+    h.run(0, 400, signals)
+    assert h.alerts("BrokerFailed") and h.alerts("CanaryWriteLatencyHigh")
+    assert h.paged_rules() == ["FullGCPauseOverSessionTimeout"]
+    [page] = h.pages()
+    explains = page.alerts[0].annotations["explains"]
+    assert "The controller saw broker 3 fail" in explains
+    assert "p99 canary write latency on broker 1" in explains
+
+
 # (error classes of the canary failures on broker 1, the rules paged, why)
 MIN_ISR_CANARY = [
     (["NotEnoughReplicas"], ["UnderMinIsr"], "min ISR explains NotEnoughReplicas failures"),

@@ -16,7 +16,7 @@ def test_signals_alerts_heartbeat_and_counters(tmp_path: Path) -> None:
     h = Harness(tmp_path)
     h.run(
         0,
-        30,
+        45,  # UnderMinIsr fires at 10 (for_s), pages at 40 (group_wait 30 s)
         lambda t: [
             sig("under_min_isr_partitions", 2, t, broker_id=1),
             sig("canary_ack_latency_seconds", 0.02, t, broker_id=1, partition=0, quantile="0.99"),
@@ -32,7 +32,7 @@ def test_signals_alerts_heartbeat_and_counters(tmp_path: Path) -> None:
         "kind": "", "query": "",
     }  # fmt: skip
     assert reg.get_sample_value("kafka_health_alert_active", active) == 1
-    assert reg.get_sample_value("kafka_health_heartbeat_timestamp_seconds") == T0 + 30
+    assert reg.get_sample_value("kafka_health_heartbeat_timestamp_seconds") == T0 + 45
     assert reg.get_sample_value("kafka_health_notifications_total", {"receiver": "pager"}) == 1
     for reason in FAILURE_REASONS:
         labels = {"receiver": "pager", "reason": reason}

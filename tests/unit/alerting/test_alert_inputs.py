@@ -65,10 +65,10 @@ def test_kafka_unreachable_fires_without_any_batch(tmp_path: Path) -> None:
     h = Harness(tmp_path)
     h.clock.now = T0
     h.service.kafka_unreachable("canary", True)
-    h.run(0, 40, lambda t: [])
+    h.run(0, 60, lambda t: [])  # for_s 30, then group_wait 30 s
     assert h.paged_rules() == ["ClusterUnreachable"]
     h.service.kafka_unreachable("canary", False)
-    h.run(45, 100, lambda t: [])
+    h.run(65, 130, lambda t: [])
     assert h.resolutions("ClusterUnreachable")
 
 

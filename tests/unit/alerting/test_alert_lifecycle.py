@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from alerting_harness import Harness, partitions, sig
+from alerting_harness import FakeTransport, Harness, partitions, sig
 
 from kafka_health.alerting.notify_log import Entry, NotifiedAlert, NotifyReason, needs_update
 from kafka_health.alerting.webhook import DeliveryResult
@@ -65,8 +65,9 @@ def test_alerts_arriving_within_group_wait_share_the_page(tmp_path: Path) -> Non
     h = Harness(tmp_path)
     h.tick(0, [sig("processor_uncaught_exceptions", 1, 0, broker_id=2)])
     h.tick(5, [sig("log_cleaner_deaths", 1, 5, broker_id=2)])
-    assert h.sent == [], "group_wait 10 s holds the first notification"
-    h.tick(10)
+    h.tick(25)
+    assert h.sent == [], "group_wait 30 s holds the first notification"
+    h.tick(30)
     [page] = h.pages()
     assert len(page.alerts) == 2
 
@@ -81,12 +82,12 @@ def test_a_second_broker_is_a_second_page(tmp_path: Path) -> None:
 
 def test_new_alert_in_a_paged_group_waits_for_group_interval(tmp_path: Path) -> None:
     h = Harness(tmp_path)
-    h.run(0, 15, lambda t: [sig("processor_uncaught_exceptions", 1, t, broker_id=2)])
-    assert len(h.pages()) == 1  # at t=10
-    h.tick(20, [sig("log_cleaner_deaths", 1, 20, broker_id=2)])
-    h.tick(35, [sig("log_cleaner_deaths", 1, 35, broker_id=2)])
-    assert len(h.pages()) == 1, "group_interval 30 s after the page at 10"
+    h.run(0, 35, lambda t: [sig("processor_uncaught_exceptions", 1, t, broker_id=2)])
+    assert len(h.pages()) == 1  # at t=30
     h.tick(40, [sig("log_cleaner_deaths", 1, 40, broker_id=2)])
+    h.tick(55, [sig("log_cleaner_deaths", 1, 55, broker_id=2)])
+    assert len(h.pages()) == 1, "group_interval 30 s after the page at 30"
+    h.tick(60, [sig("log_cleaner_deaths", 1, 60, broker_id=2)])
     assert [p.reason for p in h.pages()] == ["first", "new_alerts"]
 
 
@@ -102,13 +103,13 @@ def test_still_firing_alert_is_repeated_after_repeat_interval(tmp_path: Path) ->
 def test_restart_neither_repages_nor_loses_the_resolution(tmp_path: Path) -> None:
     """What is on disk after each step is all a kill -9 leaves; a new service resumes from it."""
     h = Harness(tmp_path)
-    h.run(0, 30, lambda t: [sig("under_min_isr_partitions", 2, t, broker_id=1)])
+    h.run(0, 45, lambda t: [sig("under_min_isr_partitions", 2, t, broker_id=1)])
     assert len(h.pages()) == 1
     h.restart()
-    h.run(35, 100, lambda t: [sig("under_min_isr_partitions", 2, t, broker_id=1)])
+    h.run(50, 120, lambda t: [sig("under_min_isr_partitions", 2, t, broker_id=1)])
     assert len(h.pages()) == 1, "no second trigger after the restart"
     h.restart()
-    h.run(105, 200, lambda t: [sig("under_min_isr_partitions", 0, t, broker_id=1)])
+    h.run(125, 240, lambda t: [sig("under_min_isr_partitions", 0, t, broker_id=1)])
     assert len(h.resolutions("UnderMinIsr")) == 1
 
 
@@ -122,19 +123,21 @@ def test_restart_without_new_signals_does_not_resolve(tmp_path: Path) -> None:
 
 
 def test_undelivered_notification_survives_restart_and_is_sent_once(tmp_path: Path) -> None:
-    h = Harness(tmp_path)
+    h = Harness(tmp_path, transport="fake")
+    assert isinstance(h.transport, FakeTransport)
     h.transport.results = [DeliveryResult(False, True, "server_error", 500)] * 3
-    h.run(0, 30, lambda t: [sig("under_min_isr_partitions", 2, t, broker_id=1)])
+    h.run(0, 50, lambda t: [sig("under_min_isr_partitions", 2, t, broker_id=1)])
     assert h.sent == [] and len(h.transport.attempts) >= 2
     h.restart()
-    h.run(35, 120, lambda t: [sig("under_min_isr_partitions", 2, t, broker_id=1)])
+    h.run(55, 140, lambda t: [sig("under_min_isr_partitions", 2, t, broker_id=1)])
     assert len(h.sent) == 1
     attempted_keys = {n.idempotency_key for n in h.transport.attempts}
     assert attempted_keys == {h.sent[0].idempotency_key}, "every retry is the same notification"
 
 
 def test_permanent_rejection_is_not_retried(tmp_path: Path) -> None:
-    h = Harness(tmp_path)
+    h = Harness(tmp_path, transport="fake")
+    assert isinstance(h.transport, FakeTransport)
     h.transport.results = [DeliveryResult(False, False, "client_error", 400)]
     h.run(0, 60, lambda t: [sig("under_min_isr_partitions", 2, t, broker_id=1)])
     assert len(h.transport.attempts) == 1 and h.sent == []
@@ -145,13 +148,14 @@ def test_permanent_rejection_is_not_retried(tmp_path: Path) -> None:
 
 
 def test_backoff_honours_retry_after(tmp_path: Path) -> None:
-    h = Harness(tmp_path)
+    h = Harness(tmp_path, transport="fake")
+    assert isinstance(h.transport, FakeTransport)
     h.transport.results = [DeliveryResult(False, True, "rate_limited", 429, retry_after_s=30)]
-    h.run(0, 10, lambda t: [sig("processor_uncaught_exceptions", 1, t, broker_id=1)], step=10)
+    h.run(0, 30, lambda t: [sig("processor_uncaught_exceptions", 1, t, broker_id=1)], step=10)
     assert len(h.transport.attempts) == 1
-    h.run(15, 35, lambda t: [], step=5)
-    assert len(h.transport.attempts) == 1, "not before Retry-After (30 s after t=10)"
-    h.tick(40)
+    h.run(35, 55, lambda t: [], step=5)
+    assert len(h.transport.attempts) == 1, "not before Retry-After (30 s after t=30)"
+    h.tick(60)
     assert len(h.sent) == 1
 
 
@@ -196,10 +200,10 @@ def test_dedup_reason(
 
 def test_a_corrupt_state_file_is_set_aside_not_fatal(tmp_path: Path) -> None:
     h = Harness(tmp_path)
-    h.run(0, 30, lambda t: [sig("under_min_isr_partitions", 2, t, broker_id=1)])
+    h.run(0, 45, lambda t: [sig("under_min_isr_partitions", 2, t, broker_id=1)])
     (tmp_path / "state.json").write_text('{"alerts": [')  # as a disk fault might leave it
     h.restart()
     assert (tmp_path / "state.json.corrupt").exists()
-    h.run(35, 60, lambda t: [sig("under_min_isr_partitions", 2, t, broker_id=1)])
+    h.run(50, 75, lambda t: [sig("under_min_isr_partitions", 2, t, broker_id=1)])
     assert len(h.pages()) == 1, "the notification log still knows the page was sent"
     assert h.resolutions() == []

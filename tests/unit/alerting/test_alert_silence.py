@@ -26,7 +26,7 @@ def test_config_silence_mutes_until_it_ends(tmp_path: Path) -> None:
     h = Harness(tmp_path, silences=[silence])
     h.run(0, 295, full_gc)
     assert h.firing("FullGC") and h.sent == []
-    h.run(300, 320, full_gc)
+    h.run(300, 340, full_gc)  # group_wait 30 s from the end of the silence
     assert h.paged_rules() == ["FullGC"], "still firing when the silence ends: it pages"
 
 
@@ -37,7 +37,7 @@ def test_silence_from_the_command_is_picked_up_and_expired(tmp_path: Path) -> No
     h.run(0, 100, full_gc)
     assert h.sent == []
     assert store.expire(added.id, T0 + 100)
-    h.run(105, 130, full_gc)
+    h.run(105, 140, full_gc)
     assert h.paged_rules() == ["FullGC"], "still firing (keep_firing_for) when it expires"
 
 

@@ -98,7 +98,7 @@ def webhook_receiver(state: ReceiverState) -> Iterator[str]:
     """Serve until the block ends; yields the base URL."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
     server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}"

@@ -1,0 +1,14 @@
+"""Every real webhook receiver a harness started is shut down after its test."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from alerting_harness import stop_receivers
+
+
+@pytest.fixture(autouse=True)
+def _stop_receivers() -> Iterator[None]:
+    yield
+    stop_receivers()
