@@ -1,0 +1,210 @@
+"""The second seed incident on real parts: a 10 s Full GC pause on broker 3 of a ZooKeeper
+cluster with 6 s sessions. One page names the GC as the cause of what followed; a kill -9 of the
+job while it fires does not page again, and the resolution still arrives.
+
+Real parts throughout: Kafka 3.9 brokers and ZooKeeper as JVM processes, a real Full GC in
+broker 3 (``jcmd GC.run``) held inside its safepoint for 10 s (the JVM logs the pause it
+measured), the log shipper and the canary with its prober, the streaming job as its own
+process (``kafka-health run``, Spark local), and a real HTTP receiver.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from prometheus_client.parser import text_string_to_metric_families
+from tests.webhook_receiver import ReceiverState, webhook_receiver
+
+from kafka_health.canary.service import CanaryService
+from kafka_health.commands.demo import demo_config
+from kafka_health.config import MonitorConfig, ReceiverConfig
+from kafka_health.devcluster import LocalCluster
+from kafka_health.devcluster.cluster import free_ports
+from kafka_health.shipper.devcluster import shipper_config_for, start_shipper_thread, write_config
+
+pytestmark = [pytest.mark.integration, pytest.mark.spark]
+
+REPO = Path(__file__).resolve().parents[2]
+GC_KEEP_FIRING_S = 20.0
+"""Shortened (900 s shipped) so that the resolution comes within the test."""
+
+
+def wait_for(what: str, condition: Callable[[], bool], timeout_s: float) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(1.0)
+
+
+def monitor_config(cluster: LocalCluster, pager_url: str, tmp_path: Path) -> MonitorConfig:
+    """The demo's config for ``cluster`` with the broker's 6 s session timeout, pages to the
+    test's receiver, /metrics on a known port and the GC rule's hysteresis shortened."""
+    rules = yaml.safe_load((REPO / "conf" / "alerts.yaml").read_text())
+    rules["rules"]["FullGCPauseOverSessionTimeout"]["keep_firing_for_s"] = GC_KEEP_FIRING_S
+    rules_file = tmp_path / "alerts.yaml"
+    rules_file.write_text(yaml.safe_dump(rules))
+    config = demo_config(MonitorConfig(), cluster, pager_url)
+    (port,) = free_ports(1)
+    return dataclasses.replace(
+        config,
+        job=dataclasses.replace(config.job, session_timeout_ms=6000),
+        spark=dataclasses.replace(config.spark, master="local[2]", shuffle_partitions=2),
+        alerting=dataclasses.replace(
+            config.alerting,
+            rules_file=str(rules_file),
+            receivers=[ReceiverConfig(name="pager", url=pager_url, timeout_s=5.0)],
+            exporter=dataclasses.replace(config.alerting.exporter, host="127.0.0.1", port=port),
+        ),
+    )
+
+
+@contextmanager
+def monitored(cluster: LocalCluster, config: MonitorConfig) -> Iterator[None]:
+    """The shipper and the canary (with its prober) in this process, until the block ends."""
+    with ExitStack() as stack:
+        shipper = start_shipper_thread(shipper_config_for(cluster, config))
+        stack.callback(shipper.stop)
+        canary = CanaryService(config)
+        canary.start()
+        stack.callback(canary.stop)
+        yield
+
+
+class JobProcess:
+    """``kafka-health run`` as the service runs it; ``kill_9`` leaves what a crash leaves."""
+
+    def __init__(self, config_file: Path, log: Path) -> None:
+        self.config_file = config_file
+        self.log = log
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        env = {
+            **os.environ,
+            "PYSPARK_PYTHON": sys.executable,
+            "SPARK_LOCAL_IP": "127.0.0.1",
+            "PYTHONUNBUFFERED": "1",
+        }
+        with self.log.open("ab") as out:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "kafka_health.cli", "run", "--config",
+                 str(self.config_file)],
+                stdout=out, stderr=subprocess.STDOUT, env=env, cwd=REPO,
+            )  # fmt: skip
+
+    def children(self) -> list[int]:
+        assert self.proc is not None
+        path = Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children")
+        return [int(p) for p in path.read_text().split()] if path.exists() else []
+
+    def kill_9(self) -> list[int]:
+        """SIGKILL the driver; return its children (Spark's JVM), which must go by themselves."""
+        assert self.proc is not None
+        children = self.children()
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(30)
+        return children
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(90)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(30)
+
+
+def scrape(port: int) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    """The job's /metrics: (sample name, labels without empty values) -> value; {} if down."""
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as r:
+            text = r.read().decode()
+    except OSError:
+        return {}
+    return {
+        (s.name, tuple(sorted((k, v) for k, v in s.labels.items() if v))): s.value
+        for family in text_string_to_metric_families(text)
+        for s in family.samples
+    }
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(") ", 1)[1][0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
+
+
+def firing(state: ReceiverState) -> list[dict[str, Any]]:
+    return [a for b in state.bodies() for a in b["alerts"] if a["status"] == "firing"]
+
+
+def test_gc_pause_pages_once_naming_the_gc_and_a_kill_9_of_the_job_does_not_repage(
+    local_cluster: Any, tmp_path: Path
+) -> None:
+    cluster = local_cluster(brokers=3, mode="zookeeper", zookeeper_session_timeout_ms=6000)
+    state = ReceiverState()
+    with webhook_receiver(state) as url:
+        config = monitor_config(cluster, url + "/pager", tmp_path)
+        config_file = write_config(config, tmp_path / "monitor.yaml")
+        port = config.alerting.exporter.port
+        assert port
+        job = JobProcess(config_file, tmp_path / "job.log")
+        with monitored(cluster, config):
+            job.start()
+            try:
+                healthy = (("kafka_health_canary_availability_ratio", ()), 1.0)
+                wait_for(
+                    "a healthy baseline on the job's /metrics",
+                    lambda: scrape(port).get(healthy[0]) == healthy[1],
+                    300,
+                )
+                paused = cluster.gc_pause_broker(3, 10.0)
+                assert paused > 6.0, "the JVM logged a pause longer than the 6 s session"
+
+                wait_for("the page", lambda: firing(state) != [], 180)
+                [page] = state.bodies()
+                [gc] = page["alerts"]
+                assert gc["labels"]["alertname"] == "FullGCPauseOverSessionTimeout"
+                assert gc["labels"]["broker_id"] == "3"
+                assert "Full GC on broker 3" in gc["annotations"]["cause"]
+                explains = gc["annotations"]["explains"]
+                assert "ZooKeeper session of broker 3 expired" in explains, explains
+                # The leaders moved: the controller logged broker 3's failure, or (when broker 3
+                # was the controller) its successor's elections made a storm.
+                moved = ("The controller saw broker 3 fail", "Leader election storm")
+                assert any(m in explains for m in moved), explains
+
+                jvm = job.kill_9()  # while the GC alert fires
+                assert jvm, "the driver had started Spark's JVM"
+                wait_for("Spark's JVM to follow its driver", lambda: not any(map(alive, jvm)), 60)
+                job.start()
+                wait_for(
+                    "the resolution",
+                    lambda: any(b["status"] == "resolved" for b in state.bodies()),
+                    300,
+                )
+            finally:
+                job.stop()
+
+    statuses = [(b["status"], [a["labels"]["alertname"] for a in b["alerts"]]) for b in
+                state.bodies()]  # fmt: skip
+    assert statuses == [
+        ("firing", ["FullGCPauseOverSessionTimeout"]),
+        ("resolved", ["FullGCPauseOverSessionTimeout"]),
+    ], "one page, no second trigger after the kill -9, one resolution"
+    assert state.resent_after_ack == []
