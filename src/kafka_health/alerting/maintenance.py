@@ -3,6 +3,11 @@
 For ``maintenance_window_s`` after it, the broker's expected symptoms do not page; each rule
 says which are expected (``RuleConfig.maintenance``). Unexpected ones (a lost write, min ISR
 on a partition the broker does not host) still page.
+
+A symptom is judged at the last time its condition held: one that stopped holding inside the
+window stays muted while ``keep_firing_for`` keeps it firing after the window (a KRaft
+controller fences a cleanly stopped broker ~10 s after its shutdown; BrokerFailed then
+fires for 10 minutes), while one that still holds after the window pages.
 """
 
 from __future__ import annotations
@@ -15,6 +20,8 @@ from kafka_health.alerting.rules import MaintenanceMode
 from kafka_health.model import Signal
 
 SHUTDOWN_SIGNAL = "controlled_shutdowns"
+RETENTION_S = 86400.0
+"""Ended windows are kept this long: alerts in keep_firing_for are judged against them."""
 
 
 class Maintenance:
@@ -30,13 +37,13 @@ class Maintenance:
             if sig.name == SHUTDOWN_SIGNAL and sig.value > 0 and broker:
                 self.until[broker] = max(self.until.get(broker, 0.0), sig.at + self.window_s)
 
-    def brokers(self, now: float) -> set[str]:
-        """The brokers in maintenance at ``now``."""
-        return {b for b, until in self.until.items() if now < until}
+    def brokers(self, at: float) -> set[str]:
+        """The brokers in maintenance at ``at``."""
+        return {b for b, until in self.until.items() if at < until}
 
     def mutes(self, alert: Alert, mode: MaintenanceMode, now: float) -> str | None:
         """The reason ``alert`` is expected during maintenance, or None."""
-        brokers = self.brokers(now)
+        brokers = self.brokers(min(now, alert.last_true_at))
         if mode == "page" or not brokers:
             return None
         names = ",".join(sorted(brokers, key=lambda b: (len(b), b)))
@@ -49,4 +56,4 @@ class Maintenance:
         return None
 
     def prune(self, now: float) -> None:
-        self.until = {b: u for b, u in self.until.items() if u > now}
+        self.until = {b: u for b, u in self.until.items() if u > now - RETENTION_S}

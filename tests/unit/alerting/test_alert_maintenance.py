@@ -110,3 +110,32 @@ def test_symptom_outlasting_the_maintenance_window_pages(tmp_path: Path) -> None
     assert h.pages() == [], "window: 300 s after the last shutdown signal (t=55)"
     h.run(355, 400, _during_maintenance_of_2(extra))
     assert h.paged_rules() == ["UnderReplicatedPartitions"]
+
+
+def _shutdown_then_fenced(fenced_until: float) -> Signals:
+    """Broker 2 logs its controlled shutdown (t 0-55); the KRaft controller fences it when its
+    session times out ~12 s later, reported in the job's 1-minute windows up to
+    ``fenced_until``."""
+
+    def signals(t: float) -> list[Signal]:
+        out = [sig("controlled_shutdowns", 1, t, broker_id=2)] if t < 60 else []
+        if t >= 12:
+            out.append(sig("broker_failures", 1 if t < fenced_until else 0, t, broker_id=2))
+        return out
+
+    return signals
+
+
+def test_a_symptom_that_ended_inside_a_short_window_stays_quiet(tmp_path: Path) -> None:
+    """BrokerFailed keeps firing 600 s (keep_firing_for) after its last report at t=72; with a
+    60 s maintenance window it would have paged once the window closed (seen on real parts)."""
+    h = Harness(tmp_path, maintenance_window_s=60)
+    h.run(0, 900, _shutdown_then_fenced(fenced_until=72))
+    assert h.alerts("BrokerFailed"), "it did fire, muted"
+    assert h.sent == []
+
+
+def test_a_symptom_still_holding_after_a_short_window_pages(tmp_path: Path) -> None:
+    h = Harness(tmp_path, maintenance_window_s=60)
+    h.run(0, 300, _shutdown_then_fenced(fenced_until=300))
+    assert h.paged_rules() == ["BrokerFailed"]
