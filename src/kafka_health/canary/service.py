@@ -44,6 +44,8 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 RETRY_CLIENT_S = 5.0
+TOPIC_READY_WAIT_S = 30.0
+"""Probes wait at most this long for the topic manager's first successful round."""
 
 
 class Lazy(Generic[T]):
@@ -320,6 +322,7 @@ class CanaryService:
         )
         self._server: Any = None
         self._stops = {name: threading.Event() for name in ("publisher", "manager", "probes")}
+        self._topic_ready = threading.Event()
         self._threads: dict[str, threading.Thread] = {}
 
     def start(self) -> None:
@@ -332,7 +335,9 @@ class CanaryService:
         self._spawn("publisher", lambda stop: self.publisher.run(stop))
         if canary.manage_topic:
             self._spawn("manager", self._manage)
-        self._spawn("probes", lambda stop: self.probe_loop.run(stop, canary.interval_s))
+        if not canary.manage_topic:
+            self._topic_ready.set()
+        self._spawn("probes", self._probe)
         if self.cluster_state is not None:
             self.cluster_state.start()
         log.info(
@@ -365,8 +370,20 @@ class CanaryService:
 
     def _manage(self, stop: threading.Event) -> None:
         while not stop.is_set():
-            self.topic_manager.ensure()
+            if not self.topic_manager.ensure().errors:
+                self._topic_ready.set()
             stop.wait(self.config.canary.manage_interval_s)
+
+    def _probe(self, stop: threading.Event) -> None:
+        """Probe once the topic manager's first round succeeded (a probe of a topic still
+        being created fails for the canary, not for the cluster), or after
+        ``TOPIC_READY_WAIT_S`` regardless: an unreachable cluster must show as failures."""
+        deadline = self.clock.monotonic() + TOPIC_READY_WAIT_S
+        while not self._topic_ready.wait(0.2) and not stop.is_set():
+            if self.clock.monotonic() >= deadline:
+                log.warning("probing %s before its topic is ready", self.config.topics.canary)
+                break
+        self.probe_loop.run(stop, self.config.canary.interval_s)
 
     def _spawn(self, name: str, body: Callable[[threading.Event], None]) -> None:
         thread = threading.Thread(

@@ -26,6 +26,9 @@ from kafka_health.devcluster import LocalCluster
 from kafka_health.kafka_clients import python_client_options
 from kafka_health.model import Signal, labels
 
+KRAFT_BROKER_SESSION_TIMEOUT_MS = 9000
+"""broker.session.timeout.ms, Kafka's default, which the dev cluster keeps."""
+
 NAME = "demo"
 HELP = "run a local 3-broker Kafka cluster with the shipper, canary, job and alerts until Ctrl-C"
 
@@ -44,14 +47,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def demo_config(base: MonitorConfig, cluster: LocalCluster, pager_url: str) -> MonitorConfig:
     """The monitor's config for a fresh demo cluster: state under its folder, pages to the
-    console pager, metrics on free ports."""
+    console pager, metrics on free ports, GC pauses judged against its brokers' session
+    timeout."""
     home = cluster.spec.dir.resolve()
     config = base.with_bootstrap(cluster.bootstrap_servers)
     receiver = ReceiverConfig(name="console", url=pager_url, timeout_s=5.0)
+    session_ms = (
+        cluster.spec.zookeeper_session_timeout_ms
+        if cluster.spec.mode == "zookeeper"
+        else KRAFT_BROKER_SESSION_TIMEOUT_MS
+    )
     return dataclasses.replace(
         config,
         spark=dataclasses.replace(config.spark, checkpoint_dir=str(home / "checkpoints")),
-        job=dataclasses.replace(config.job, starting_offsets="earliest"),
+        job=dataclasses.replace(
+            config.job, starting_offsets="earliest", session_timeout_ms=session_ms
+        ),
         canary=dataclasses.replace(config.canary, state_dir=str(home / "canary"), metrics_port=0),
         alerting=dataclasses.replace(
             config.alerting,
