@@ -269,3 +269,74 @@ def test_kill_9_while_firing_then_restart(tmp_path: Path, delivered_before_kill:
             second.wait(30)
     assert _statuses(state) == ["firing", "resolved"]
     assert state.resent_after_ack == []
+
+
+# --------------------------------------------------------------------------------------------
+# The same outage in real time: the service's own threads and clock
+
+
+def test_two_minute_outage_in_real_time_delivers_everything_once(tmp_path: Path) -> None:
+    """500s for a minute, then a minute of requests that hang past the client's timeout, in
+    real time with the service's evaluation and delivery threads: every notification made
+    during the outage is delivered after it, once per idempotency key, in order per group."""
+    rules = yaml.safe_load(RULES.read_text())
+    for name, keep in (("UnderMinIsr", 10), ("FullGC", 10), ("ProcessorUncaughtException", 10)):
+        rules["rules"][name]["keep_firing_for_s"] = keep
+    rules_file = tmp_path / "alerts.yaml"
+    rules_file.write_text(yaml.safe_dump(rules))
+    began = time.monotonic()
+
+    def elapsed() -> float:
+        return time.monotonic() - began
+
+    state = ReceiverState(hang_s=3.0)
+    state.mode = lambda: "500" if elapsed() < 60 else "hang" if elapsed() < 120 else "ok"
+    with webhook_receiver(state) as url:
+        receiver = ReceiverConfig(
+            name="pager", url=url, timeout_s=1.0, backoff_initial_s=1, backoff_max_s=8
+        )
+        config = AlertingConfig(
+            rules_file=str(rules_file),
+            state_dir=str(tmp_path / "state"),
+            receivers=[receiver],
+            exporter=ExporterConfig(port=None),
+            tick_s=0.5,
+            group_wait_s=2,
+            group_interval_s=2,
+        )
+        svc = AlertService(config, load_rules(rules_file), cluster="it",
+                           registry=CollectorRegistry())  # fmt: skip
+        svc.start()
+        try:
+            while elapsed() < 120:
+                t = elapsed()
+                now = time.time()
+                svc.submit(
+                    [
+                        Signal("under_min_isr_partitions", labels(broker_id=1),
+                               2.0 if t < 30 else 0.0, now),
+                        Signal("full_gc_count", labels(broker_id=2),
+                               1.0 if 40 <= t < 45 else 0.0, now),
+                        Signal("processor_uncaught_exceptions", labels(broker_id=3),
+                               1.0 if 85 <= t < 90 else 0.0, now),
+                    ]
+                )  # fmt: skip
+                time.sleep(1.0)
+            assert state.acked == set(), "no answer got through the outage"
+            _wait("every notification acknowledged", lambda: len(state.acked) >= 6, 60)
+            time.sleep(3)  # anything more would be a duplicate
+        finally:
+            svc.stop()
+
+    attempted = {r.key for r in state.requests}
+    assert set(state.processed) == attempted == state.acked and len(attempted) == 6
+    assert state.resent_after_ack == [], "nothing is sent again once acknowledged"
+    per_group: dict[str, list[str]] = {}
+    for r in sorted(state.processed.values(), key=state.requests.index):
+        per_group.setdefault(r.body["groupKey"], []).append(r.body["status"])
+    assert sorted(per_group.values()) == [["firing", "resolved"]] * 3, per_group
+    failed = svc.registry.get_sample_value
+    for reason in ("server_error", "timeout"):
+        assert failed(
+            "kafka_health_notifications_failed_total", {"receiver": "pager", "reason": reason}
+        ), reason
