@@ -5,14 +5,13 @@ installs them), and kept in line with conf/alerts.yaml."""
 from __future__ import annotations
 
 import re
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 import yaml
 
 from kafka_health.alerting.rules import load_rules
+from tests.system_tools import run, tool
 
 REPO = Path(__file__).resolve().parents[1]
 ALERTS = REPO / "alerts"
@@ -20,17 +19,6 @@ RULE_FILE = ALERTS / "kafka-health.rules.yml"
 TEST_FILES = sorted((ALERTS / "tests").glob("*.yml"))
 THRESHOLD = re.compile(r"(>=|<=|==|!=|>|<)\s*(\d+(?:\.\d+)?)")
 META = {"KafkaBrokerInMaintenance", "KafkaHealthHeartbeatMissing", "KafkaHealthWatchdog"}
-
-
-def tool(name: str) -> str:
-    path = shutil.which(name)
-    if path is None:
-        pytest.fail(f"{name} is not installed: run scripts/install-system-deps.sh (as root)")
-    return path
-
-
-def run(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=120)
 
 
 def prometheus_rules() -> dict[str, dict[str, object]]:

@@ -7,15 +7,12 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
-import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-import pytest
 from prometheus_client import CollectorRegistry
 
 from kafka_health.alerting.service import AlertService
@@ -33,18 +30,6 @@ RULES = REPO / "conf" / "alerts.yaml"
 
 # Grafana's built-in variables, as Grafana would expand them for a 1 s scrape interval.
 BUILTINS = {"__rate_interval": "5s", "__interval": "1s", "__range": "5m"}
-
-
-def tool(name: str) -> str:
-    """A system tool (Debian packages prometheus and prometheus-alertmanager)."""
-    path = shutil.which(name)
-    if path is None:
-        pytest.fail(f"{name} is not installed: run scripts/install-system-deps.sh (as root)")
-    return path
-
-
-def run(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=120)
 
 
 def load_dashboard() -> dict[str, Any]:

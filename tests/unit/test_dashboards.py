@@ -33,12 +33,11 @@ from dashboard_support import (
     metric_names,
     panels,
     queries,
-    run,
     selectors,
-    tool,
     variable_queries,
 )
 from prometheus_client import start_http_server
+from tests.system_tools import run, tool
 
 from kafka_health.alerting.rules import load_rules
 from kafka_health.canary.metrics import serve_metrics
