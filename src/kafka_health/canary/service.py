@@ -335,7 +335,7 @@ class CanaryService:
         self._spawn("publisher", lambda stop: self.publisher.run(stop))
         if canary.manage_topic:
             self._spawn("manager", self._manage)
-        if not canary.manage_topic:
+        else:
             self._topic_ready.set()
         self._spawn("probes", self._probe)
         if self.cluster_state is not None:
