@@ -624,6 +624,9 @@ class AlertingConfig:
     group_by: list[str] = field(default_factory=lambda: ["broker_id"])
     group_wait_s: float = 30.0
     """Also the time a late cause has to arrive (a frozen broker logs its GC on resuming)."""
+    root_group_wait_s: float = 10.0
+    """The first page's wait when all its alerts are root causes (no inhibit rule targets
+    them): no cause can come later."""
     group_interval_s: float = 30.0
     repeat_interval_s: float = 14400.0
     resolved_retention_s: float = 86400.0
@@ -640,7 +643,12 @@ class AlertingConfig:
         for name in positive:
             if getattr(self, name) <= 0:
                 problems.append(ConfigProblem(f"{path}.{name}", "must be positive"))
-        for name in ("group_wait_s", "resolved_retention_s", "maintenance_window_s"):
+        for name in (
+            "group_wait_s",
+            "root_group_wait_s",
+            "resolved_retention_s",
+            "maintenance_window_s",
+        ):
             if getattr(self, name) < 0:
                 problems.append(ConfigProblem(f"{path}.{name}", "must not be negative"))
         for name in ("rules_file", "state_dir"):

@@ -1,9 +1,11 @@
 """Grouping: alerts with the same ``group_by`` labels (one broker) make one notification.
 
 A group's first notification waits ``group_wait_s`` (so the rest of a sick broker's alerts,
-and the causes that explain them, arrive first); later changes (new alerts, resolutions) wait
-until ``group_interval_s`` after the previous notification, as in Alertmanager; reminders go
-out without waiting.
+and the causes that explain them, arrive first), or only ``root_group_wait_s`` when every
+alert in it is a root cause that no inhibit rule could explain (a Full GC pause over the
+session timeout, a lost write: nothing later would change the page); later changes (new
+alerts, resolutions) wait until ``group_interval_s`` after the previous notification, as in
+Alertmanager; reminders go out without waiting.
 """
 
 from __future__ import annotations
@@ -27,9 +29,12 @@ def group_key(labels: Mapping[str, str], group_by: list[str]) -> str:
 class GroupTimers:
     """When each (receiver, group) first had something to say since it last spoke."""
 
-    def __init__(self, group_wait_s: float, group_interval_s: float) -> None:
+    def __init__(
+        self, group_wait_s: float, group_interval_s: float, root_group_wait_s: float | None = None
+    ) -> None:
         self.group_wait_s = group_wait_s
         self.group_interval_s = group_interval_s
+        self.root_group_wait_s = group_wait_s if root_group_wait_s is None else root_group_wait_s
         self._pending_since: dict[tuple[str, str], float] = {}
 
     def due(
@@ -39,8 +44,11 @@ class GroupTimers:
         reason: NotifyReason | None,
         entry: Entry | None,
         now: float,
+        roots_only: bool = False,
     ) -> bool:
-        """Whether the notification for ``reason`` should go out now."""
+        """Whether the notification for ``reason`` should go out now. ``roots_only``: every
+        alert in it is a root cause (no inhibit rule could explain it): no late cause is
+        awaited, the first notification waits only ``root_group_wait_s``."""
         slot = (receiver, key)
         if reason is None:
             self._pending_since.pop(slot, None)
@@ -49,7 +57,8 @@ class GroupTimers:
         if reason == NotifyReason.REPEAT:
             return True
         if entry is None or reason == NotifyReason.FIRST:
-            return now >= since + self.group_wait_s
+            wait = self.root_group_wait_s if roots_only else self.group_wait_s
+            return now >= since + min(wait, self.group_wait_s)
         return now >= entry.notified_at + self.group_interval_s
 
     def flushed(self, receiver: str, key: str) -> None:

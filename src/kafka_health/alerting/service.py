@@ -120,7 +120,11 @@ class AlertService:
                 for s in config.silences
             ),
         )
-        self.timers = GroupTimers(config.group_wait_s, config.group_interval_s)
+        self.timers = GroupTimers(
+            config.group_wait_s, config.group_interval_s, config.root_group_wait_s
+        )
+        self.explainable = frozenset(t for r in rules.inhibit_rules for t in r.targets)
+        """Rules some inhibit rule can explain: their first page waits for a late cause."""
         self.routes = [
             _Route(r, tuple(parse_matcher(m) for m in r.matchers)) for r in config.receivers
         ]
@@ -349,7 +353,10 @@ class AlertService:
                 self.config.repeat_interval_s,
                 now,
             )
-            if not self.timers.due(receiver.name, key, reason, entry, now):
+            roots_only = bool(firing) and not any(
+                a.rule in self.explainable for a in firing.values()
+            )
+            if not self.timers.due(receiver.name, key, reason, entry, now, roots_only):
                 continue
             assert reason is not None
             self.timers.flushed(receiver.name, key)

@@ -65,11 +65,20 @@ def test_alerts_arriving_within_group_wait_share_the_page(tmp_path: Path) -> Non
     h = Harness(tmp_path)
     h.tick(0, [sig("processor_uncaught_exceptions", 1, 0, broker_id=2)])
     h.tick(5, [sig("log_cleaner_deaths", 1, 5, broker_id=2)])
-    h.tick(25)
-    assert h.sent == [], "group_wait 30 s holds the first notification"
-    h.tick(30)
+    assert h.sent == [], "a root cause's first notification waits root_group_wait_s (10 s)"
+    h.tick(10)
     [page] = h.pages()
     assert len(page.alerts) == 2
+
+
+def test_an_alert_a_cause_could_explain_waits_group_wait_for_it(tmp_path: Path) -> None:
+    """BrokerFailed may still be explained by a GC pause logged when the broker resumes:
+    its first page waits group_wait_s (30 s), not root_group_wait_s (10 s)."""
+    h = Harness(tmp_path)
+    h.run(0, 25, lambda t: [sig("broker_failures", 1, t, broker_id=3)])
+    assert h.sent == [], "waiting for a late cause"
+    h.run(30, 30, lambda t: [sig("broker_failures", 1, t, broker_id=3)])
+    assert h.paged_rules() == ["BrokerFailed"]
 
 
 def test_a_second_broker_is_a_second_page(tmp_path: Path) -> None:
@@ -82,12 +91,12 @@ def test_a_second_broker_is_a_second_page(tmp_path: Path) -> None:
 
 def test_new_alert_in_a_paged_group_waits_for_group_interval(tmp_path: Path) -> None:
     h = Harness(tmp_path)
-    h.run(0, 35, lambda t: [sig("processor_uncaught_exceptions", 1, t, broker_id=2)])
-    assert len(h.pages()) == 1  # at t=30
+    h.run(0, 15, lambda t: [sig("processor_uncaught_exceptions", 1, t, broker_id=2)])
+    assert len(h.pages()) == 1  # at t=10
+    h.tick(20, [sig("log_cleaner_deaths", 1, 20, broker_id=2)])
+    h.tick(35, [sig("log_cleaner_deaths", 1, 35, broker_id=2)])
+    assert len(h.pages()) == 1, "group_interval 30 s after the page at 10"
     h.tick(40, [sig("log_cleaner_deaths", 1, 40, broker_id=2)])
-    h.tick(55, [sig("log_cleaner_deaths", 1, 55, broker_id=2)])
-    assert len(h.pages()) == 1, "group_interval 30 s after the page at 30"
-    h.tick(60, [sig("log_cleaner_deaths", 1, 60, broker_id=2)])
     assert [p.reason for p in h.pages()] == ["first", "new_alerts"]
 
 
@@ -103,13 +112,13 @@ def test_still_firing_alert_is_repeated_after_repeat_interval(tmp_path: Path) ->
 def test_restart_neither_repages_nor_loses_the_resolution(tmp_path: Path) -> None:
     """What is on disk after each step is all a kill -9 leaves; a new service resumes from it."""
     h = Harness(tmp_path)
-    h.run(0, 45, lambda t: [sig("under_min_isr_partitions", 2, t, broker_id=1)])
+    h.run(0, 30, lambda t: [sig("under_min_isr_partitions", 2, t, broker_id=1)])
     assert len(h.pages()) == 1
     h.restart()
-    h.run(50, 120, lambda t: [sig("under_min_isr_partitions", 2, t, broker_id=1)])
+    h.run(35, 100, lambda t: [sig("under_min_isr_partitions", 2, t, broker_id=1)])
     assert len(h.pages()) == 1, "no second trigger after the restart"
     h.restart()
-    h.run(125, 240, lambda t: [sig("under_min_isr_partitions", 0, t, broker_id=1)])
+    h.run(105, 200, lambda t: [sig("under_min_isr_partitions", 0, t, broker_id=1)])
     assert len(h.resolutions("UnderMinIsr")) == 1
 
 
@@ -126,10 +135,10 @@ def test_undelivered_notification_survives_restart_and_is_sent_once(tmp_path: Pa
     h = Harness(tmp_path, transport="fake")
     assert isinstance(h.transport, FakeTransport)
     h.transport.results = [DeliveryResult(False, True, "server_error", 500)] * 3
-    h.run(0, 50, lambda t: [sig("under_min_isr_partitions", 2, t, broker_id=1)])
+    h.run(0, 30, lambda t: [sig("under_min_isr_partitions", 2, t, broker_id=1)])
     assert h.sent == [] and len(h.transport.attempts) >= 2
     h.restart()
-    h.run(55, 140, lambda t: [sig("under_min_isr_partitions", 2, t, broker_id=1)])
+    h.run(35, 120, lambda t: [sig("under_min_isr_partitions", 2, t, broker_id=1)])
     assert len(h.sent) == 1
     attempted_keys = {n.idempotency_key for n in h.transport.attempts}
     assert attempted_keys == {h.sent[0].idempotency_key}, "every retry is the same notification"
@@ -151,11 +160,11 @@ def test_backoff_honours_retry_after(tmp_path: Path) -> None:
     h = Harness(tmp_path, transport="fake")
     assert isinstance(h.transport, FakeTransport)
     h.transport.results = [DeliveryResult(False, True, "rate_limited", 429, retry_after_s=30)]
-    h.run(0, 30, lambda t: [sig("processor_uncaught_exceptions", 1, t, broker_id=1)], step=10)
+    h.run(0, 10, lambda t: [sig("processor_uncaught_exceptions", 1, t, broker_id=1)], step=10)
     assert len(h.transport.attempts) == 1
-    h.run(35, 55, lambda t: [], step=5)
-    assert len(h.transport.attempts) == 1, "not before Retry-After (30 s after t=30)"
-    h.tick(60)
+    h.run(15, 35, lambda t: [], step=5)
+    assert len(h.transport.attempts) == 1, "not before Retry-After (30 s after t=10)"
+    h.tick(40)
     assert len(h.sent) == 1
 
 
@@ -200,10 +209,10 @@ def test_dedup_reason(
 
 def test_a_corrupt_state_file_is_set_aside_not_fatal(tmp_path: Path) -> None:
     h = Harness(tmp_path)
-    h.run(0, 45, lambda t: [sig("under_min_isr_partitions", 2, t, broker_id=1)])
+    h.run(0, 30, lambda t: [sig("under_min_isr_partitions", 2, t, broker_id=1)])
     (tmp_path / "state.json").write_text('{"alerts": [')  # as a disk fault might leave it
     h.restart()
     assert (tmp_path / "state.json.corrupt").exists()
-    h.run(50, 75, lambda t: [sig("under_min_isr_partitions", 2, t, broker_id=1)])
+    h.run(35, 60, lambda t: [sig("under_min_isr_partitions", 2, t, broker_id=1)])
     assert len(h.pages()) == 1, "the notification log still knows the page was sent"
     assert h.resolutions() == []
