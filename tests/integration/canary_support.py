@@ -4,28 +4,14 @@ topic readers, the cluster as AdminClient describes it, and the canary's /metric
 from __future__ import annotations
 
 import json
-import time
 import urllib.request
 from collections import defaultdict
-from collections.abc import Callable
 from typing import Any, TypeVar
 
 from kafka import KafkaAdminClient, KafkaConsumer, TopicPartition
 from prometheus_client.parser import text_string_to_metric_families
 
 T = TypeVar("T")
-
-
-def wait_for(condition: Callable[[], T], timeout_s: float, what: str, poll_s: float = 0.5) -> T:
-    """Poll ``condition`` until it returns something truthy; fail with ``what`` at the deadline."""
-    deadline = time.monotonic() + timeout_s
-    last: T = condition()
-    while not last:
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout_s:.0f} s waiting for {what}")
-        time.sleep(poll_s)
-        last = condition()
-    return last
 
 
 class TopicReader:

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 import yaml
 from prometheus_client import CollectorRegistry
+from tests.waiting import wait_for
 from tests.webhook_receiver import ReceiverState, webhook_receiver
 
 from kafka_health.alerting.rules import load_rules
@@ -229,13 +230,6 @@ def _send(proc: subprocess.Popen[str], value: float) -> None:
     proc.stdin.flush()
 
 
-def _wait(what: str, predicate: Callable[[], bool], deadline_s: float = 60) -> None:
-    end = time.monotonic() + deadline_s
-    while not predicate():
-        assert time.monotonic() < end, f"never happened: {what}"
-        time.sleep(0.05)
-
-
 def _statuses(state: ReceiverState) -> list[str]:
     return [b["status"] for b in state.bodies()]
 
@@ -252,9 +246,9 @@ def test_kill_9_while_firing_then_restart(tmp_path: Path, delivered_before_kill:
         first = _start(config)
         try:
             _send(first, 2)
-            _wait("the first attempt", lambda: len(state.requests) >= 1)
+            wait_for(lambda: len(state.requests) >= 1, 60, "the first attempt", poll_s=0.05)
             if delivered_before_kill:
-                _wait("the page", lambda: _statuses(state) == ["firing"])
+                wait_for(lambda: _statuses(state) == ["firing"], 60, "the page", poll_s=0.05)
         finally:
             first.kill()  # SIGKILL: nothing runs on the way out
             first.wait()
@@ -263,7 +257,7 @@ def test_kill_9_while_firing_then_restart(tmp_path: Path, delivered_before_kill:
         try:
             _send(second, 2)  # still firing
             _send(second, 0)  # cleared
-            _wait("the resolve", lambda: "resolved" in _statuses(state))
+            wait_for(lambda: "resolved" in _statuses(state), 60, "the resolve", poll_s=0.05)
         finally:
             second.terminate()
             second.wait(30)
@@ -323,7 +317,9 @@ def test_two_minute_outage_in_real_time_delivers_everything_once(tmp_path: Path)
                 )  # fmt: skip
                 time.sleep(1.0)
             assert state.acked == set(), "no answer got through the outage"
-            _wait("every notification acknowledged", lambda: len(state.acked) >= 6, 60)
+            wait_for(
+                lambda: len(state.acked) >= 6, 60, "every notification acknowledged", poll_s=0.05
+            )
             time.sleep(3)  # anything more would be a duplicate
         finally:
             svc.stop()

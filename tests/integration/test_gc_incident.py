@@ -15,9 +15,8 @@ import os
 import signal
 import subprocess
 import sys
-import time
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ from typing import Any
 import pytest
 import yaml
 from prometheus_client.parser import text_string_to_metric_families
+from tests.waiting import wait_for
 from tests.webhook_receiver import ReceiverState, webhook_receiver
 
 from kafka_health.canary.service import CanaryService
@@ -39,13 +39,6 @@ pytestmark = [pytest.mark.integration, pytest.mark.spark]
 REPO = Path(__file__).resolve().parents[2]
 GC_KEEP_FIRING_S = 20.0
 """Shortened (900 s shipped) so that the resolution comes within the test."""
-
-
-def wait_for(what: str, condition: Callable[[], bool], timeout_s: float) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not condition():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(1.0)
 
 
 def monitor_config(cluster: LocalCluster, pager_url: str, tmp_path: Path) -> MonitorConfig:
@@ -141,11 +134,11 @@ def scrape(port: int) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
     }
 
 
-def elections_per_minute(port: int) -> float:
-    """The job's leader elections in the last minute, all brokers."""
+def elections_per_minute(metrics: dict[tuple[str, tuple[tuple[str, str], ...]], float]) -> float:
+    """The job's leader elections in the last minute, all brokers, from a ``scrape``."""
     return sum(
         v
-        for (name, lbl), v in scrape(port).items()
+        for (name, lbl), v in metrics.items()
         if name == "kafka_health_leader_elections_per_minute" and dict(lbl).get("broker_id")
     )
 
@@ -178,12 +171,15 @@ def test_gc_pause_pages_once_naming_the_gc_and_a_kill_9_of_the_job_does_not_repa
             try:
                 healthy = (("kafka_health_canary_availability_ratio", ()), 1.0)
                 wait_for(
-                    "a healthy baseline on the job's /metrics",
                     lambda: scrape(port).get(healthy[0]) == healthy[1],
                     300,
+                    "a healthy baseline on the job's /metrics",
+                    poll_s=1.0,
                 )
                 # The canary topic's setup elected leaders; those must have left the window.
-                wait_for("no elections", lambda: elections_per_minute(port) == 0, 180)
+                wait_for(
+                    lambda: elections_per_minute(scrape(port)) == 0, 180, "no elections", poll_s=1.0
+                )
                 paused = cluster.gc_pause_broker(3, 10.0)
                 assert paused > 6.0, "the JVM logged a pause longer than the 6 s session"
 
@@ -192,13 +188,15 @@ def test_gc_pause_pages_once_naming_the_gc_and_a_kill_9_of_the_job_does_not_repa
 
                 def paged() -> bool:
                     metrics = scrape(port)
-                    elections.append(elections_per_minute(port))
+                    elections.append(elections_per_minute(metrics))
                     expired = ("kafka_health_zk_session_expirations", (("broker_id", "3"),))
                     expirations.append(metrics.get(expired, 0.0))
                     return firing(state) != []
 
-                wait_for("the page", paged, 180)
-                wait_for("the job's signals", lambda: paged() and max(expirations) > 0, 60)
+                wait_for(paged, 180, "the page", poll_s=1.0)
+                wait_for(
+                    lambda: paged() and max(expirations) > 0, 60, "the job's signals", poll_s=1.0
+                )
                 assert max(elections) > 0, "the job saw broker 3's leaders re-elected"
                 [page] = state.bodies()
                 [gc] = page["alerts"]
@@ -218,12 +216,16 @@ def test_gc_pause_pages_once_naming_the_gc_and_a_kill_9_of_the_job_does_not_repa
 
                 jvm = job.kill_9()  # while the GC alert fires
                 assert jvm, "the driver had started Spark's JVM"
-                wait_for("Spark's JVM to follow its driver", lambda: not any(map(alive, jvm)), 60)
+                wait_for(
+                    lambda: not any(map(alive, jvm)), 60, "Spark's JVM to follow its driver",
+                    poll_s=1.0,
+                )  # fmt: skip
                 job.start()
                 wait_for(
-                    "the resolution",
                     lambda: any(b["status"] == "resolved" for b in state.bodies()),
                     300,
+                    "the resolution",
+                    poll_s=1.0,
                 )
             finally:
                 job.stop()

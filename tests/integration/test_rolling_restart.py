@@ -9,10 +9,10 @@ again, one after the other, waiting for its partitions to be back in sync.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from typing import Any
 
 import pytest
+from tests.waiting import wait_for
 
 from kafka_health.commands.demo import demo_config, start_monitor
 from kafka_health.commands.demo_pager import ConsolePager
@@ -20,15 +20,6 @@ from kafka_health.config import MonitorConfig
 from kafka_health.model import labels
 
 pytestmark = [pytest.mark.integration, pytest.mark.spark]
-
-
-def wait_for(condition: Callable[[], bool], timeout_s: float, what: str) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        time.sleep(1.0)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def all_in_sync(config: MonitorConfig) -> bool:
@@ -63,15 +54,28 @@ def test_a_rolling_restart_pages_nobody(local_cluster: Any, spark: Any) -> None:
             found = [s for s in job.signals() if s.name == name and s.labels == (scope or labels())]
             return found[0].value if found else None
 
-        wait_for(lambda: signal("canary_availability_ratio") == 1.0, 240, "a healthy baseline")
+        wait_for(
+            lambda: signal("canary_availability_ratio") == 1.0,
+            240,
+            "a healthy baseline",
+            poll_s=1.0,
+        )
         for broker in (1, 2, 3):
             cluster.restart_broker(broker)
             # As an operator would: the next broker only once every partition is in sync
             # again (the cluster's own answer), then once the monitor has seen it too.
-            wait_for(lambda: all_in_sync(config), 180, f"broker {broker}'s partitions in sync")
+            wait_for(
+                lambda: all_in_sync(config),
+                180,
+                f"broker {broker}'s partitions in sync",
+                poll_s=1.0,
+            )
             time.sleep(config.cluster_state.interval_s + config.job.trigger_interval_s)
             wait_for(
-                lambda: signal("under_replicated_partitions") == 0, 120, "the monitor to agree"
+                lambda: signal("under_replicated_partitions") == 0,
+                120,
+                "the monitor to agree",
+                poll_s=1.0,
             )
         # Long enough for every `for` duration of the rules that could fire (120 s at most).
         time.sleep(150)

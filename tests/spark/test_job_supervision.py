@@ -6,7 +6,6 @@ from __future__ import annotations
 import dataclasses
 import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,17 +16,9 @@ from kafka_health.job.app import MonitorJob
 from kafka_health.model import labels
 from tests.spark.job_support import by_name, create_topics, job_config, produce
 from tests.spark.test_job_canary_signals import outcome, slot_start
+from tests.waiting import wait_for
 
 pytestmark = [pytest.mark.integration, pytest.mark.spark]
-
-
-def wait_for(condition: Callable[[], bool], timeout_s: float, what: str) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        time.sleep(0.5)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def test_kafka_outage_is_reported_and_counting_resumes_exactly(
