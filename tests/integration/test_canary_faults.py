@@ -25,9 +25,9 @@ from canary_support import (
     leaders,
     scrape,
     snapshot_view,
-    wait_for,
 )
 from kafka import KafkaAdminClient
+from tests.waiting import wait_for
 
 from kafka_health.canary.service import CanaryService
 from kafka_health.cluster_state.prober import AdminSnapshotSource, ClusterStateProber
