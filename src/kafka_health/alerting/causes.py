@@ -67,7 +67,8 @@ def name_causes(
     summary) and on each root (its own cause text), ``explains`` on each root (its symptoms).
 
     ``cause_texts`` maps a target fingerprint to the cause template of the inhibit rule that
-    explained it, rendered with the root's labels.
+    explained it; a root's cause is the template of a rule that explains one of its direct
+    targets (not a symptom of a symptom), rendered with the root's labels.
     """
     extra: dict[str, dict[str, str]] = {}
     symptoms: dict[str, list[str]] = {}
@@ -78,7 +79,7 @@ def name_causes(
         extra.setdefault(target_fp, {})["cause"] = root_summary
         symptoms.setdefault(root_fp, []).append(target.annotations.get("summary", target.rule))
         text = cause_texts.get(target_fp, "")
-        if text:
+        if text and explained_by[target_fp] == root_fp:  # the rule linking the root itself
             values: dict[str, Any] = {**root.labels, "value": root.value}
             extra.setdefault(root_fp, {}).setdefault("cause", render(text, values))
     for root_fp, items in symptoms.items():

@@ -116,6 +116,26 @@ def test_the_gc_logged_after_its_symptoms_is_still_the_one_page(tmp_path: Path) 
     assert "p99 canary write latency on broker 1" in explains
 
 
+def test_the_root_cause_text_comes_from_its_own_rule_not_a_symptoms(tmp_path: Path) -> None:
+    """Seen on real parts: broker 3's canary failures (explained by BrokerFailed) started
+    before BrokerFailed (explained by the GC). The GC's page must name the GC, not "Broker 3
+    failed" (the cause text of the rule linking the two symptoms)."""
+    h = Harness(tmp_path)
+
+    def signals(t: float) -> list[Signal]:
+        out = [sig("canary_availability_ratio", 0.2, t, broker_id=3)]
+        if t >= 20:
+            out.append(sig("broker_failures", 1, t, broker_id=3))
+        if t >= 40:
+            out.append(sig("full_gc_over_session_timeout", 1, t, broker_id=3))
+        return out
+
+    h.run(0, 120, signals)
+    assert h.paged_rules() == ["FullGCPauseOverSessionTimeout"]
+    cause = h.pages()[0].alerts[0].annotations["cause"]
+    assert cause.startswith("Full GC on broker 3 paused it"), cause
+
+
 # (error classes of the canary failures on broker 1, the rules paged, why)
 MIN_ISR_CANARY = [
     (["NotEnoughReplicas"], ["UnderMinIsr"], "min ISR explains NotEnoughReplicas failures"),
