@@ -6,6 +6,7 @@ from types import ModuleType
 
 from kafka_health.commands import (
     alerts,
+    bench,
     canary,
     check_config,
     cluster_state,
@@ -32,4 +33,5 @@ COMMANDS: list[ModuleType] = [
     cluster_state,
     alerts,
     silence,
+    bench,
 ]

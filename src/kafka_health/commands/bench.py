@@ -1,0 +1,100 @@
+"""``kafka-health bench faults``: the fault suite, timing every page on a fresh local cluster."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import tempfile
+import time
+from pathlib import Path
+from types import FrameType
+
+from kafka_health.commands.common import add_config_argument, config_from_args
+
+NAME = "bench"
+HELP = "benchmarks on real parts: 'faults' breaks a local cluster and times every page"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="bench", required=True, metavar="BENCH")
+    faults = sub.add_parser("faults", help="inject faults under the whole monitor; time pages")
+    add_config_argument(faults)
+    faults.add_argument(
+        "--scenario",
+        action="append",
+        dest="scenarios",
+        metavar="NAME",
+        help="run this scenario (repeatable; default: all, in the suite's order)",
+    )
+    faults.add_argument("--repeat", type=int, default=1, help="runs of each scenario")
+    faults.add_argument("--mode", choices=("kraft", "zookeeper"), default="kraft")
+    faults.add_argument("--json", type=Path, help="write every run and the summary here")
+    faults.add_argument("--dir", type=Path, help="work folder (default: a new temporary one)")
+    faults.add_argument(
+        "--keep-firing-cap",
+        type=float,
+        default=60.0,
+        help="cap rules' keep_firing_for_s at this (s) so scenarios can follow each other; "
+        "-1 keeps the shipped rules",
+    )
+    faults.add_argument("--list", action="store_true", help="list the scenarios and exit")
+
+
+def run(args: argparse.Namespace) -> int:
+    from kafka_health.faults.report import summarize, table, write_json
+    from kafka_health.faults.runner import BenchOptions, FaultBench
+    from kafka_health.faults.scenarios import SCENARIOS
+
+    if args.list:
+        for scenario in SCENARIOS.values():
+            print(f"{scenario.name:<18} {scenario.description}")
+            print(f"{'':<18} expects: {scenario.describe_expected()}")
+        return 0
+    names = args.scenarios or list(SCENARIOS)
+    unknown = [n for n in names if n not in SCENARIOS]
+    if unknown:
+        print(f"unknown scenario(s): {', '.join(unknown)}; see --list", file=sys.stderr)
+        return 2
+    if args.repeat < 1:
+        print("--repeat must be at least 1", file=sys.stderr)
+        return 2
+    workdir = args.dir or Path(tempfile.mkdtemp(prefix="kafka-health-faults-"))
+    options = BenchOptions(
+        scenarios=[SCENARIOS[n] for n in sorted(names, key=list(SCENARIOS).index)],
+        workdir=workdir.resolve(),
+        mode=args.mode,
+        repeat=args.repeat,
+        base=config_from_args(args),
+        keep_firing_cap_s=None if args.keep_firing_cap < 0 else args.keep_firing_cap,
+    )
+    bench = FaultBench(options, say=lambda line: print(line, flush=True))
+
+    def _terminate(signum: int, _frame: FrameType | None) -> None:
+        raise KeyboardInterrupt(signal.Signals(signum).name)
+
+    previous = signal.signal(signal.SIGTERM, _terminate)
+    started = time.time()
+    try:
+        results = bench.run()
+    except KeyboardInterrupt:
+        print("interrupted: everything the bench started was stopped", file=sys.stderr)
+        return 130
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    summary = summarize(results)
+    print()
+    print(f"fault suite, {args.mode} mode, {args.repeat} run(s) each "
+          f"({(time.time() - started) / 60:.0f} min):")  # fmt: skip
+    print(table(summary))
+    if args.json:
+        meta = {
+            "mode": args.mode,
+            "repeat": args.repeat,
+            "started_at": started,
+            "keep_firing_cap_s": options.keep_firing_cap_s,
+            "workdir": str(options.workdir),
+        }
+        write_json(args.json, results, meta)
+        print(f"results: {args.json}")
+    return 0

@@ -1,0 +1,386 @@
+"""``kafka-health bench faults``: break a real cluster under the whole monitor and time pages.
+
+One run of the bench starts a fresh local cluster, a recording webhook receiver and the
+monitor as an operator runs it (``ship-logs``, ``canary`` and ``run`` processes sharing one
+config file), then for each scenario and repeat: waits for a healthy steady state, injects
+the fault, waits for the expected page, undoes the fault, waits for every incident the run
+opened to be resolved, and judges what the receiver got. A failed run is recorded and the
+cluster restored; the next one goes on. Everything it started is stopped when it returns,
+also after an error or Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from kafka_health.config import MonitorConfig
+from kafka_health.devcluster import ClusterSpec, LocalCluster
+from kafka_health.devcluster.cluster import free_ports, process_state
+from kafka_health.faults.context import FaultContext
+from kafka_health.faults.evaluate import judge, resolved
+from kafka_health.faults.monitor import MonitorProcesses, Sample, scrape
+from kafka_health.faults.receiver import RecordingReceiver
+from kafka_health.faults.scenarios import Scenario
+from kafka_health.shipper.devcluster import shipper_config_for, write_config
+
+
+@dataclass(frozen=True)
+class BenchOptions:
+    """What to run and the bench's own bounds."""
+
+    scenarios: list[Scenario]
+    workdir: Path
+    mode: str = "kraft"
+    repeat: int = 1
+    base: MonitorConfig = field(default_factory=MonitorConfig)
+    healthy_timeout_s: float = 300.0
+    """Bound on the wait for a healthy steady state before each run."""
+    resolve_timeout_s: float = 300.0
+    """Bound on the wait for the resolution after the fault was undone."""
+    keep_firing_cap_s: float | None = 60.0
+    """Rules that keep firing longer (15 min for lost writes and GC pauses) are capped at this
+    so that the next scenario starts from a quiet pager; None keeps the shipped rules."""
+    cache_dir: Path = Path("~/.cache/kafka-health/kafka")
+    calm_s: float = 20.0
+    """The steady state must hold this long without a break before a fault is injected."""
+
+
+@dataclass
+class RunResult:
+    """One scenario run, in the JSON contract's terms (epoch seconds)."""
+
+    scenario: str
+    mode: str
+    injected_at: float | None = None
+    first_page_at: float | None = None
+    latency_s: float | None = None
+    expected_alert: str = ""
+    cause_named_at: float | None = None
+    cause_latency_s: float | None = None
+    alerts: list[dict[str, Any]] = field(default_factory=list)
+    unexpected_pages: list[dict[str, Any]] = field(default_factory=list)
+    duplicates: int = 0
+    duplicate_details: list[str] = field(default_factory=list)
+    incidents: int = 0
+    undone_at: float | None = None
+    resolved_after_s: float | None = None
+    missed: bool = False
+    notes: dict[str, Any] = field(default_factory=dict)
+    error: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def healthy_reason(
+    cluster: LocalCluster, metrics: dict[Sample, float], receiver: RecordingReceiver
+) -> str | None:
+    """Why the steady state does not hold yet (None: it holds).
+
+    Criterion: every broker process runs; every query of the job completed a batch within
+    ``BATCH_FRESH_S``; the job reports every broker's canary
+    availability, and the cluster's, at 100 %; no under-replicated or under-min-ISR partition;
+    no leader election in its window; no incident open at the receiver.
+    """
+    stopped = [n.broker_id for n in cluster.nodes if process_state(n.pid) != "running"]
+    if stopped:
+        return f"brokers not running: {stopped}"
+    if not metrics:
+        return "the job's /metrics does not answer"
+    batches = [
+        v for (name, _), v in metrics.items() if name == "kafka_health_job_last_batch_timestamp"
+    ]
+    if not batches:
+        return "the job has completed no batch yet"
+    if time.time() - min(batches) > BATCH_FRESH_S:
+        return f"a query of the job completed no batch for {time.time() - min(batches):.0f} s"
+    availability = metrics.get(("kafka_health_canary_availability_ratio", ()))
+    if availability != 1.0:
+        return f"cluster canary availability {availability}"
+    per_broker = {
+        dict(lbl).get("broker_id"): v
+        for (name, lbl), v in metrics.items()
+        if name == "kafka_health_canary_availability_ratio" and len(lbl) == 1
+    }
+    missing = [n.broker_id for n in cluster.nodes if per_broker.get(str(n.broker_id)) != 1.0]
+    if missing:
+        return f"canary availability below 100 % or unknown for brokers {missing}"
+    for name in ("under_replicated_partitions", "under_min_isr_partitions"):
+        value = metrics.get((f"kafka_health_{name}", ()), 0.0)
+        if value:
+            return f"{name} = {value:.0f}"
+    elections = sum(
+        v
+        for (name, lbl), v in metrics.items()
+        if name == "kafka_health_leader_elections_per_minute" and dict(lbl).get("broker_id")
+    )
+    if elections:
+        return f"{elections:.0f} leader elections in the window"
+    if receiver.open_groups():
+        return f"incidents still open at the receiver: {sorted(receiver.open_groups())}"
+    return None
+
+
+BATCH_FRESH_S = 60.0
+
+
+class FaultBench:
+    """One bench run: ``run()`` returns every scenario run's result."""
+
+    def __init__(self, options: BenchOptions, say: Callable[[str], None] = print) -> None:
+        self.options = options
+        self.say = say
+        self.cluster: LocalCluster | None = None
+        self.receiver: RecordingReceiver | None = None
+        self.monitor: MonitorProcesses | None = None
+        self.metrics_port = 0
+        self.config_file = options.workdir / "monitor.yaml"
+
+    # ------------------------------------------------------------------ whole run
+
+    def run(self) -> list[RunResult]:
+        results: list[RunResult] = []
+        try:
+            ctx = self._start()
+            for scenario in self.options.scenarios:
+                for attempt in range(1, self.options.repeat + 1):
+                    self.say(f"[{scenario.name} {attempt}/{self.options.repeat}] "
+                             f"{scenario.description}")  # fmt: skip
+                    result = self.run_one(ctx, scenario)
+                    results.append(result)
+                    self.say(f"  -> {_one_line(result)}")
+        finally:
+            self.close()
+        return results
+
+    def close(self) -> None:
+        """Stop the monitor, the receiver and the cluster (safe to call twice)."""
+        if self.monitor is not None:
+            self.monitor.stop()
+        if self.receiver is not None:
+            self.receiver.stop()
+        if self.cluster is not None:
+            self.cluster.down()
+
+    def _start(self) -> FaultContext:
+        o = self.options
+        o.workdir.mkdir(parents=True, exist_ok=True)
+        self.say(f"starting a 3-broker {o.mode} cluster in {o.workdir / 'cluster'}")
+        spec = ClusterSpec(
+            dir=o.workdir / "cluster",
+            brokers=3,
+            mode=o.mode,  # type: ignore[arg-type]
+            cache_dir=o.cache_dir,
+            kafka_version=o.base.devcluster.kafka_version,
+            zookeeper_kafka_version=o.base.devcluster.zookeeper_kafka_version,
+            zookeeper_session_timeout_ms=o.base.devcluster.zookeeper_session_timeout_ms,
+        )
+        self.cluster = LocalCluster.create(spec)
+        self.cluster.up()
+        self.receiver = RecordingReceiver().start()
+        self._write_configs(self.cluster, self.receiver.url)
+        self.monitor = MonitorProcesses(self.config_file, o.workdir / "monitor")
+        self.say(f"starting the monitor (ship-logs, canary, run); logs in {o.workdir / 'monitor'}")
+        self.monitor.start()
+        return FaultContext(
+            cluster=self.cluster,
+            receiver=self.receiver,
+            monitor=self.monitor,
+            config_file=self.config_file,
+            workdir=o.workdir,
+            say=self.say,
+        )
+
+    def _write_configs(self, cluster: LocalCluster, receiver_url: str) -> None:
+        from kafka_health.commands.demo import demo_config
+
+        o = self.options
+        config = shipper_config_for(cluster, demo_config(o.base, cluster, receiver_url))
+        (self.metrics_port,) = free_ports(1)
+        config = dataclasses.replace(
+            config,
+            alerting=dataclasses.replace(
+                config.alerting,
+                rules_file=str(self._rules_file(Path(config.alerting.rules_file))),
+                exporter=dataclasses.replace(
+                    config.alerting.exporter, host="127.0.0.1", port=self.metrics_port
+                ),
+            ),
+        )
+        write_config(config, self.config_file)
+        acks1 = dataclasses.replace(
+            config, canary=dataclasses.replace(config.canary, acks1_probe=True)
+        )
+        write_config(acks1, self.config_file.with_name("monitor-acks1.yaml"))
+
+    def _rules_file(self, shipped: Path) -> Path:
+        cap = self.options.keep_firing_cap_s
+        if cap is None:
+            return shipped.resolve()
+        rules = yaml.safe_load(shipped.read_text(encoding="utf-8"))
+        for rule in rules.get("rules", {}).values():
+            if float(rule.get("keep_firing_for_s", 0)) > cap:
+                rule["keep_firing_for_s"] = cap
+        target = self.options.workdir / "alerts.yaml"
+        target.write_text(yaml.safe_dump(rules, sort_keys=False), encoding="utf-8")
+        return target
+
+    # ------------------------------------------------------------------ one run
+
+    def run_one(self, ctx: FaultContext, scenario: Scenario) -> RunResult:
+        result = RunResult(
+            scenario.name, self.options.mode, expected_alert=scenario.describe_expected()
+        )
+        ctx.notes = {}
+        try:
+            scenario.prepare(ctx)
+            self._wait_healthy()
+            self._run_fault(ctx, scenario, result)
+        except Exception as exc:  # one failed run must not stop the others
+            result.error = f"{type(exc).__name__}: {exc}"
+            self.say(f"  run failed: {result.error}")
+            with (self.options.workdir / "errors.log").open("a") as errors:
+                errors.write(traceback.format_exc())
+            self._restore(ctx)
+        finally:
+            try:
+                scenario.cleanup(ctx)
+            except Exception as exc:
+                result.error = result.error or f"cleanup: {type(exc).__name__}: {exc}"
+            result.notes = dict(ctx.notes)
+        if scenario.expects_page and result.latency_s is None:
+            result.missed = True
+        return result
+
+    def _run_fault(self, ctx: FaultContext, scenario: Scenario, result: RunResult) -> None:
+        receiver = ctx.receiver
+        ctx.injected_at = result.injected_at = time.time()
+        scenario.inject(ctx)
+        bound_at = ctx.injected_at + scenario.bound_s
+
+        def expected_page() -> bool:
+            return judge(scenario, receiver.pages_since(ctx.injected_at)).first_page_at \
+                is not None  # fmt: skip
+
+        if not scenario.expects_page:
+            time.sleep(scenario.observe_s)
+        elif scenario.hold_s is None:
+            _wait(expected_page, bound_at - time.time())
+        else:
+            time.sleep(max(0.0, ctx.injected_at + scenario.hold_s - time.time()))
+        result.undone_at = time.time()
+        scenario.undo(ctx)
+        if scenario.expects_page:
+            _wait(expected_page, bound_at - time.time())
+        _wait(
+            lambda: resolved(receiver.pages_since(ctx.injected_at)),
+            self.options.resolve_timeout_s,
+        )
+        pages = receiver.pages_since(ctx.injected_at)
+        if resolved(pages):
+            last = max((p.at for p in pages), default=result.undone_at)
+            result.resolved_after_s = round(max(0.0, last - result.undone_at), 1)
+        keys = {p.idempotency_key for p in pages}
+        repeated = [k for k in receiver.repeats_after_ack if k in keys]
+        allow = ("CanaryWritesLost",) if ctx.notes.get("acks1_lost") else ()
+        verdict = judge(scenario, pages, repeated, allow)
+        result.alerts = [a.to_json() for a in verdict.alerts]
+        result.unexpected_pages = [a.to_json() for a in verdict.unexpected]
+        result.duplicate_details = verdict.duplicates
+        result.duplicates = len(verdict.duplicates)
+        result.incidents = verdict.incidents
+        if verdict.first_page_at is not None and verdict.first_page_at <= bound_at:
+            result.first_page_at = verdict.first_page_at
+            result.latency_s = round(verdict.first_page_at - ctx.injected_at, 1)
+        if verdict.cause_named_at is not None:
+            result.cause_named_at = verdict.cause_named_at
+            result.cause_latency_s = round(verdict.cause_named_at - ctx.injected_at, 1)
+        if ctx.notes.get("acks1_lost"):
+            caught = any(a.alertname == "CanaryWritesLost" for a in verdict.alerts)
+            ctx.notes["acks1_loss_caught"] = caught
+            result.missed = result.missed or not caught
+
+    def healthy(self) -> str | None:
+        """Why the steady state does not hold now (None: it holds)."""
+        assert self.cluster is not None and self.receiver is not None
+        return healthy_reason(self.cluster, scrape(self.metrics_port), self.receiver)
+
+    def _wait_healthy(self) -> None:
+        started = time.monotonic()
+        calm_since: float | None = None
+        reason: str | None = "not checked"
+        while time.monotonic() - started < self.options.healthy_timeout_s:
+            reason = self.healthy()
+            now = time.monotonic()
+            if reason is not None:
+                calm_since = None
+            elif calm_since is None:
+                calm_since = now
+            elif now - calm_since >= self.options.calm_s:
+                self.say(f"  steady state after {now - started:.0f} s")
+                return
+            time.sleep(1.0)
+        raise TimeoutError(
+            f"no healthy steady state within {self.options.healthy_timeout_s:.0f} s: {reason}"
+        )
+
+    def _restore(self, ctx: FaultContext) -> None:
+        """After a failed run: every broker thawed and running, the receiver answering, every
+        monitor process up."""
+        assert self.cluster is not None and self.receiver is not None
+        self.receiver.set_mode("ok")
+        try:
+            for node in self.cluster.nodes:
+                if process_state(node.pid) == "frozen":
+                    self.cluster.thaw_broker(node.broker_id)
+            ctx.start_brokers([n.broker_id for n in self.cluster.nodes])
+        except Exception as exc:
+            self.say(f"  could not restore the cluster: {exc}")
+        if self.monitor is not None:
+            for part in ("ship-logs", "canary", "run"):
+                if not self.monitor.alive(part):
+                    self.monitor.start_part(part, self.config_file)
+
+
+def _wait(condition: Callable[[], bool], timeout_s: float, poll_s: float = 0.5) -> bool:
+    deadline = time.monotonic() + max(0.0, timeout_s)
+    while True:
+        if condition():
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(poll_s)
+
+
+def _one_line(r: RunResult) -> str:
+    if r.error:
+        return f"error: {r.error}"
+    page = f"page after {r.latency_s} s" if r.latency_s is not None else "MISSED"
+    if not r.expected_alert or r.expected_alert == "no page":
+        page = "no page expected"
+    parts = [page]
+    if r.cause_latency_s is not None:
+        parts.append(f"cause named after {r.cause_latency_s} s")
+    parts.append(f"{r.incidents} incident(s)")
+    if r.unexpected_pages:
+        names = ", ".join(
+            f"{a['alertname']}{'@' + a['broker_id'] if a['broker_id'] else ''}"
+            for a in r.unexpected_pages
+        )
+        parts.append(f"unexpected: {names}")
+    if r.duplicates:
+        parts.append(f"{r.duplicates} duplicate(s)")
+    parts.append(
+        f"resolved {r.resolved_after_s} s after undo"
+        if r.resolved_after_s is not None
+        else "not resolved"
+    )
+    return "; ".join(parts)

@@ -1,0 +1,332 @@
+"""The faults of the fault suite, each with the page it must produce written down.
+
+A scenario names the brokers it touches, the alerts of which one must page (``expected``: the
+first notification that carries one of them, about a touched broker or the whole cluster, is
+"the page"), the alert that names the cause when there is one (``cause``), and the other
+alerts a correct monitor may send about the same fault (``allowed``). Anything else that
+fires during the run, and anything naming a broker the fault did not touch, is unexpected.
+
+``inject`` may block (a rolling restart runs to its end inside it); ``hold_s`` is how long the
+fault lasts from the injection before ``undo`` (None: until the expected page came, or the
+bound passed). Every scenario runs in both cluster modes; in ZooKeeper mode (6 s sessions,
+as in the seeds) a freeze or a long GC pause becomes a ZooKeeper session expiry.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from kafka_health.faults.context import FaultContext
+
+SYMPTOMS = (
+    "BrokerFailed",
+    "CanaryWriteFailure",
+    "CanaryWriteLatencyHigh",
+    "UnderMinIsr",
+    "UnderReplicatedPartitions",
+    "LeaderElectionStorm",
+    "ZkSessionExpired",
+)
+"""What any broker fault may legitimately page (about the broker it touched)."""
+
+GC_ALERTS = ("FullGC", "FullGCPauseOverSessionTimeout", "FrequentFullGC")
+BLIND_ALERTS = ("ClusterUnreachable",)
+DEFAULT_BOUND_S = 180.0
+"""Seconds from the injection within which the expected page must come (today's monitor)."""
+
+
+Action = Callable[[FaultContext], None]
+
+
+def _nothing(ctx: FaultContext) -> None:
+    return None
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """One fault, what it must page, and how to undo it."""
+
+    name: str
+    description: str
+    targets: tuple[int, ...]
+    expected: tuple[str, ...]
+    inject: Action
+    undo: Action = _nothing
+    allowed: tuple[str, ...] = SYMPTOMS
+    cause: str | None = None
+    hold_s: float | None = None
+    bound_s: float = DEFAULT_BOUND_S
+    prepare: Action = _nothing
+    """Runs before the steady-state wait (e.g. restart the canary with other settings)."""
+    cleanup: Action = _nothing
+    """Runs after the run, whatever happened."""
+    observe_s: float = 0.0
+    """For scenarios that must not page: how long to keep listening after ``inject``."""
+    needs_monitor_processes: bool = False
+    modes: tuple[str, ...] = ("kraft", "zookeeper")
+    tags: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def expects_page(self) -> bool:
+        return bool(self.expected)
+
+    def describe_expected(self) -> str:
+        if not self.expected:
+            return "no page"
+        where = ", ".join(str(t) for t in self.targets) or "the cluster"
+        text = f"{'|'.join(self.expected)} on broker {where} (or the cluster)"
+        return text + (f"; cause named by {self.cause}" if self.cause else "")
+
+
+# ------------------------------------------------------------------------- the faults
+
+VICTIM = 3
+"""The broker most scenarios break (any would do; the report names it)."""
+
+
+def _kill(*brokers: int) -> Action:
+    def inject(ctx: FaultContext) -> None:
+        for broker in brokers:
+            ctx.cluster.kill_broker(broker)
+
+    return inject
+
+
+def _start(*brokers: int) -> Action:
+    def undo(ctx: FaultContext) -> None:
+        ctx.start_brokers(list(brokers))
+
+    return undo
+
+
+def _freeze(ctx: FaultContext) -> None:
+    ctx.cluster.freeze_broker(VICTIM)
+
+
+def _thaw(ctx: FaultContext) -> None:
+    ctx.cluster.thaw_broker(VICTIM)
+    ctx.notes["paged_while_frozen"] = any(
+        p.status == "firing" for p in ctx.receiver.pages_since(ctx.injected_at)
+    )
+
+
+GC_PAUSE_S = 12.0
+
+
+def _gc_pause(ctx: FaultContext) -> None:
+    logged = ctx.cluster.gc_pause_broker(VICTIM, GC_PAUSE_S)
+    ctx.notes["logged_pause_s"] = round(logged, 3)
+    ctx.notes["resumed_at"] = time.time()
+
+
+def _two_down(ctx: FaultContext) -> None:
+    _kill(2, 3)(ctx)
+    ctx.notes["condition"] = (
+        "quorum lost: 2 of 3 KRaft controller voters down, the survivor cannot elect leaders"
+        if ctx.cluster.spec.mode == "kraft"
+        else "NotEnoughReplicas: one replica left of each partition, below min.insync.replicas"
+    )
+
+
+def _all_brokers(ctx: FaultContext) -> list[int]:
+    return [n.broker_id for n in ctx.cluster.nodes]
+
+
+def _cluster_down(ctx: FaultContext) -> None:
+    for broker in _all_brokers(ctx):
+        ctx.cluster.kill_broker(broker)
+
+
+def _cluster_up(ctx: FaultContext) -> None:
+    ctx.start_brokers(_all_brokers(ctx), timeout_s=180.0)
+
+
+ROLLING_ISR_WAIT_S = 120.0
+
+
+def _rolling_restart(ctx: FaultContext) -> None:
+    """Controlled shutdown and start of each broker in turn, waiting for a full ISR between."""
+    from kafka_health.faults.isr import wait_fully_replicated
+
+    for broker in _all_brokers(ctx):
+        ctx.say(f"  rolling restart: broker {broker}")
+        ctx.cluster.stop_broker(broker)
+        ctx.cluster.start_broker(broker, wait=True)
+        took = wait_fully_replicated(ctx.cluster, ROLLING_ISR_WAIT_S)
+        ctx.notes.setdefault("isr_recovery_s", []).append(took)
+
+
+OUTAGE_500_S = 60.0
+OUTAGE_HANG_S = 60.0
+
+
+def _receiver_outage(ctx: FaultContext) -> None:
+    """The receiver answers 500, then hangs; the broker is killed at the start and back
+    during the hang: the page and its resolution both wait for the receiver."""
+    ctx.receiver.set_mode("500")
+    ctx.cluster.kill_broker(VICTIM)
+    time.sleep(OUTAGE_500_S)
+    ctx.receiver.set_mode("hang")
+    ctx.start_brokers([VICTIM])
+    remaining = OUTAGE_500_S + OUTAGE_HANG_S - (time.time() - ctx.injected_at)
+    time.sleep(max(0.0, remaining))
+    ctx.receiver.set_mode("ok")
+    ctx.notes["receiver_back_at"] = time.time()
+
+
+def _receiver_back(ctx: FaultContext) -> None:
+    ctx.receiver.set_mode("ok")
+
+
+def _monitor_kill(ctx: FaultContext) -> None:
+    """Two brokers down; once the page came, SIGKILL the job and start it again."""
+    assert ctx.monitor is not None
+    _two_down(ctx)
+    page = ctx.wait_for_firing(DEFAULT_BOUND_S)
+    ctx.notes["paged_before_kill"] = page is not None
+    ctx.monitor.kill("run")
+    ctx.notes["job_killed_at"] = time.time()
+    ctx.monitor.start_part("run", ctx.config_file)
+    time.sleep(JOB_BACK_S)  # the restarted job sees the brokers still down
+
+
+JOB_BACK_S = 60.0
+
+
+def _monitor_restore(ctx: FaultContext) -> None:
+    assert ctx.monitor is not None
+    if not ctx.monitor.alive("run"):
+        ctx.monitor.start_part("run", ctx.config_file)
+    _start(2, 3)(ctx)
+
+
+def _canary_with_acks1(ctx: FaultContext) -> None:
+    """Restart the canary with its acks=1 probe on (the data-loss window)."""
+    assert ctx.monitor is not None
+    ctx.monitor.stop_part("canary")
+    ctx.monitor.start_part("canary", ctx.config_file.with_name("monitor-acks1.yaml"))
+
+
+def _canary_default(ctx: FaultContext) -> None:
+    assert ctx.monitor is not None
+    ctx.monitor.stop_part("canary")
+    ctx.monitor.start_part("canary", ctx.config_file)
+
+
+def _acks1_undo(ctx: FaultContext) -> None:
+    from kafka_health.faults.loss import acks1_loss
+
+    _start(VICTIM)(ctx)
+    truth = acks1_loss(ctx, since=ctx.injected_at - 30.0)
+    ctx.notes["acks1_acknowledged"] = truth.acknowledged
+    ctx.notes["acks1_lost"] = truth.lost
+
+
+SCENARIOS: dict[str, Scenario] = {
+    s.name: s
+    for s in (
+        Scenario(
+            "broker-kill",
+            f"SIGKILL broker {VICTIM}; start it again after the page",
+            (VICTIM,),
+            ("BrokerFailed", "CanaryWriteFailure"),
+            _kill(VICTIM),
+            _start(VICTIM),
+            cause="BrokerFailed",
+        ),
+        Scenario(
+            "broker-freeze",
+            f"SIGSTOP broker {VICTIM} for 40 s (a hung broker), then SIGCONT",
+            (VICTIM,),
+            ("BrokerFailed", "CanaryWriteFailure"),
+            _freeze,
+            _thaw,
+            allowed=SYMPTOMS + GC_ALERTS,
+            hold_s=40.0,
+        ),
+        Scenario(
+            "gc-pause",
+            f"a real Full GC on broker {VICTIM} held {GC_PAUSE_S:.0f} s (longer than the session)",
+            (VICTIM,),
+            (
+                "FullGCPauseOverSessionTimeout",
+                "BrokerFailed",
+                "CanaryWriteFailure",
+                "ZkSessionExpired",
+            ),
+            _gc_pause,
+            allowed=SYMPTOMS + GC_ALERTS,
+            cause="FullGCPauseOverSessionTimeout",
+        ),
+        Scenario(
+            "two-brokers-down",
+            "SIGKILL brokers 2 and 3 (KRaft: the controller quorum is lost; ZooKeeper: "
+            "acks=all writes fail with NotEnoughReplicas); start them after the page",
+            (2, 3),
+            ("BrokerFailed", "CanaryWriteFailure", "UnderMinIsr", "ClusterUnreachable"),
+            _two_down,
+            _start(2, 3),
+            allowed=SYMPTOMS + BLIND_ALERTS,
+        ),
+        Scenario(
+            "cluster-down",
+            "SIGKILL every broker (power loss) for 60 s, then start them",
+            (1, 2, 3),
+            ("ClusterUnreachable", "CanaryWriteFailure", "BrokerFailed"),
+            _cluster_down,
+            _cluster_up,
+            allowed=SYMPTOMS + BLIND_ALERTS,
+            hold_s=60.0,
+        ),
+        Scenario(
+            "acks1-loss",
+            f"acks=1 canary probes on; SIGKILL broker {VICTIM}, a canary partition's leader; "
+            "every acknowledged acks=1 write that is gone must page CanaryWritesLost",
+            (VICTIM,),
+            ("BrokerFailed", "CanaryWriteFailure"),
+            _kill(VICTIM),
+            _acks1_undo,
+            allowed=(*SYMPTOMS, "CanaryWritesLost"),
+            prepare=_canary_with_acks1,
+            cleanup=_canary_default,
+            needs_monitor_processes=True,
+        ),
+        Scenario(
+            "receiver-outage",
+            f"the receiver answers 500 for {OUTAGE_500_S:.0f} s, then hangs "
+            f"{OUTAGE_HANG_S:.0f} s, while broker {VICTIM} is killed and started again: the "
+            "page and the resolution arrive after it returns, once each",
+            (VICTIM,),
+            ("BrokerFailed", "CanaryWriteFailure"),
+            _receiver_outage,
+            _receiver_back,
+            hold_s=0.0,
+            bound_s=DEFAULT_BOUND_S + OUTAGE_500_S + OUTAGE_HANG_S,
+        ),
+        Scenario(
+            "monitor-kill",
+            "brokers 2 and 3 down; SIGKILL `kafka-health run` while it fires, start it again: "
+            "no duplicate page, the resolution arrives",
+            (2, 3),
+            ("BrokerFailed", "CanaryWriteFailure", "UnderMinIsr", "ClusterUnreachable"),
+            _monitor_kill,
+            _monitor_restore,
+            allowed=SYMPTOMS + BLIND_ALERTS,
+            hold_s=0.0,
+            needs_monitor_processes=True,
+        ),
+        Scenario(
+            "rolling-restart",
+            "controlled shutdown and start of each broker in turn, waiting for a full ISR "
+            "between: no page",
+            (),
+            (),
+            _rolling_restart,
+            observe_s=60.0,
+        ),
+    )
+}
+"""In the order ``bench faults`` runs them: the rolling restart last, because its controlled
+shutdowns open maintenance windows that would mute the faults after it."""
