@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import signal
 import sys
 import tempfile
@@ -68,6 +69,7 @@ def run(args: argparse.Namespace) -> int:
         base=config_from_args(args),
         keep_firing_cap_s=None if args.keep_firing_cap < 0 else args.keep_firing_cap,
     )
+    logging.getLogger("kafka").setLevel(logging.ERROR)  # the bench's admin clients' retries
     bench = FaultBench(options, say=lambda line: print(line, flush=True))
 
     def _terminate(signum: int, _frame: FrameType | None) -> None:

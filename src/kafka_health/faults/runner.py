@@ -280,10 +280,12 @@ class FaultBench:
         scenario.undo(ctx)
         if scenario.expects_page:
             _wait(expected_page, bound_at - time.time())
+        time.sleep(max(0.0, result.undone_at + scenario.settle_s - time.time()))
         _wait(
             lambda: resolved(receiver.pages_since(ctx.injected_at)),
             self.options.resolve_timeout_s,
         )
+        scenario.verify(ctx)
         pages = receiver.pages_since(ctx.injected_at)
         if resolved(pages):
             last = max((p.at for p in pages), default=result.undone_at)

@@ -62,6 +62,10 @@ class Scenario:
     """Runs before the steady-state wait (e.g. restart the canary with other settings)."""
     cleanup: Action = _nothing
     """Runs after the run, whatever happened."""
+    verify: Action = _nothing
+    """Runs after the resolution wait, before the verdict (ground truth, e.g. real loss)."""
+    settle_s: float = 0.0
+    """At least this long after ``undo`` before the resolution counts (late detectors)."""
     observe_s: float = 0.0
     """For scenarios that must not page: how long to keep listening after ``inject``."""
     needs_monitor_processes: bool = False
@@ -215,14 +219,17 @@ def _canary_default(ctx: FaultContext) -> None:
     ctx.monitor.start_part("canary", ctx.config_file)
 
 
-def _acks1_undo(ctx: FaultContext) -> None:
+def _acks1_truth(ctx: FaultContext) -> None:
     from kafka_health.faults.loss import acks1_loss
 
-    _start(VICTIM)(ctx)
     truth = acks1_loss(ctx, since=ctx.injected_at - 30.0)
     ctx.notes["acks1_acknowledged"] = truth.acknowledged
     ctx.notes["acks1_lost"] = truth.lost
 
+
+LOSS_SETTLE_S = 150.0
+"""The job calls an acknowledged write lost after job.loss_grace_s (60 s) without it in the
+canary topic; the page follows its evaluation."""
 
 SCENARIOS: dict[str, Scenario] = {
     s.name: s
@@ -287,10 +294,12 @@ SCENARIOS: dict[str, Scenario] = {
             (VICTIM,),
             ("BrokerFailed", "CanaryWriteFailure"),
             _kill(VICTIM),
-            _acks1_undo,
+            _start(VICTIM),
             allowed=(*SYMPTOMS, "CanaryWritesLost"),
             prepare=_canary_with_acks1,
             cleanup=_canary_default,
+            verify=_acks1_truth,
+            settle_s=LOSS_SETTLE_S,
             needs_monitor_processes=True,
         ),
         Scenario(
