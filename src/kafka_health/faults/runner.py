@@ -130,6 +130,9 @@ def healthy_reason(
 
 
 BATCH_FRESH_S = 60.0
+LOSS_REPORT_S = 120.0
+"""With the keep-firing cap: lost writes are reported this long (not 15 min), so that the
+acks1-loss scenario's incident can resolve before the next one."""
 
 
 class FaultBench:
@@ -215,6 +218,14 @@ class FaultBench:
                 ),
             ),
         )
+        if o.keep_firing_cap_s is not None:  # lost writes stay reported 15 min by default
+            config = dataclasses.replace(
+                config,
+                job=dataclasses.replace(
+                    config.job,
+                    loss_report_window_s=min(config.job.loss_report_window_s, LOSS_REPORT_S),
+                ),
+            )
         write_config(config, self.config_file)
         acks1 = dataclasses.replace(
             config, canary=dataclasses.replace(config.canary, acks1_probe=True)
