@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from kafka_health.faults.receiver import Page
@@ -31,6 +32,8 @@ class AlertSeen:
     fingerprint: str
     group_key: str
     cause: str
+    starts_at: float | None = None
+    """When the alert's condition began to hold, as the monitor says (``startsAt``)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -41,12 +44,14 @@ class AlertSeen:
             "fingerprint": self.fingerprint,
             "group_key": self.group_key,
             "cause": self.cause,
+            "starts_at": self.starts_at,
         }
 
 
 @dataclass
 class Verdict:
     first_page_at: float | None = None
+    first_page_alert: AlertSeen | None = None
     cause_named_at: float | None = None
     alerts: list[AlertSeen] = field(default_factory=list)
     unexpected: list[AlertSeen] = field(default_factory=list)
@@ -65,10 +70,21 @@ def alerts_of(pages: Iterable[Page]) -> list[AlertSeen]:
             fingerprint=str(alert.get("fingerprint", "")),
             group_key=page.group_key,
             cause=str(alert.get("annotations", {}).get("cause", "")),
+            starts_at=_epoch(alert.get("startsAt")),
         )
         for page in pages
         for alert in page.alerts
     ]
+
+
+def _epoch(rfc3339: object) -> float | None:
+    """Epoch seconds of an RFC 3339 time as Alertmanager payloads carry it (None if absent)."""
+    if not isinstance(rfc3339, str) or rfc3339.startswith("0001-"):
+        return None
+    try:
+        return datetime.fromisoformat(rfc3339.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
 
 
 def touches(scenario: Scenario, alert: AlertSeen) -> bool:
@@ -95,6 +111,7 @@ def judge(
             continue
         if verdict.first_page_at is None and alert.alertname in scenario.expected:
             verdict.first_page_at = alert.at
+            verdict.first_page_alert = alert
         if verdict.cause_named_at is None and alert.alertname == scenario.cause:
             verdict.cause_named_at = alert.at
     seen_unexpected: set[str] = set()

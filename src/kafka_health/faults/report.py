@@ -39,6 +39,10 @@ def summarize(results: Sequence[RunResult]) -> dict[str, dict[str, Any]]:
             "cause_p50_s": percentile(causes, 0.50),
             "resolved_p50_s": percentile(resolutions, 0.50),
             "unresolved": sum(1 for r in runs if r.resolved_after_s is None),
+            "budget_p50": {
+                stage: percentile([r.budget[stage] for r in runs if stage in r.budget], 0.50)
+                for stage in ("detect_s", "for_s", "group_wait_and_delivery_s")
+            },
         }
     return summary
 

@@ -70,6 +70,10 @@ class RunResult:
     duplicates: int = 0
     duplicate_details: list[str] = field(default_factory=list)
     incidents: int = 0
+    budget: dict[str, Any] = field(default_factory=dict)
+    """Where the first page's seconds went: ``detect_s`` (fault to the alert's condition
+    holding in the monitor: probe timeouts, shipping, trigger wait, batch), ``for_s`` (the
+    rule's pending time), ``group_wait_and_delivery_s`` (firing to the receiver)."""
     undone_at: float | None = None
     resolved_after_s: float | None = None
     missed: bool = False
@@ -145,6 +149,7 @@ class FaultBench:
         self.receiver: RecordingReceiver | None = None
         self.monitor: MonitorProcesses | None = None
         self.metrics_port = 0
+        self.for_s: dict[str, float] = {}
         self.config_file = options.workdir / "monitor.yaml"
 
     # ------------------------------------------------------------------ whole run
@@ -234,12 +239,16 @@ class FaultBench:
 
     def _rules_file(self, shipped: Path) -> Path:
         cap = self.options.keep_firing_cap_s
-        if cap is None:
-            return shipped.resolve()
         rules = yaml.safe_load(shipped.read_text(encoding="utf-8"))
+        if cap is None:
+            self.for_s = {n: float(r.get("for_s", 0.0)) for n, r in rules["rules"].items()}
+            return shipped.resolve()
         for rule in rules.get("rules", {}).values():
             if float(rule.get("keep_firing_for_s", 0)) > cap:
                 rule["keep_firing_for_s"] = cap
+        self.for_s = {
+            name: float(rule.get("for_s", 0.0)) for name, rule in rules.get("rules", {}).items()
+        }
         target = self.options.workdir / "alerts.yaml"
         target.write_text(yaml.safe_dump(rules, sort_keys=False), encoding="utf-8")
         return target
@@ -313,6 +322,15 @@ class FaultBench:
         if verdict.first_page_at is not None and verdict.first_page_at <= bound_at:
             result.first_page_at = verdict.first_page_at
             result.latency_s = round(verdict.first_page_at - ctx.injected_at, 1)
+        first = verdict.first_page_alert
+        if first is not None and first.starts_at is not None:
+            for_s = self.for_s.get(first.alertname, 0.0)
+            result.budget = {
+                "alert": first.alertname,
+                "detect_s": round(first.starts_at - ctx.injected_at, 1),
+                "for_s": for_s,
+                "group_wait_and_delivery_s": round(first.at - first.starts_at - for_s, 1),
+            }
         if verdict.cause_named_at is not None:
             result.cause_named_at = verdict.cause_named_at
             result.cause_latency_s = round(verdict.cause_named_at - ctx.injected_at, 1)
@@ -380,6 +398,12 @@ def _one_line(r: RunResult) -> str:
     if not r.expected_alert or r.expected_alert == "no page":
         page = "no page expected"
     parts = [page]
+    if r.budget:
+        b = r.budget
+        parts.append(
+            f"{b['alert']}: detected {b['detect_s']} s, for {b['for_s']:.0f} s, "
+            f"group wait + delivery {b['group_wait_and_delivery_s']} s"
+        )
     if r.cause_latency_s is not None:
         parts.append(f"cause named after {r.cause_latency_s} s")
     parts.append(f"{r.incidents} incident(s)")

@@ -43,6 +43,13 @@ def test_the_page_is_the_first_expected_alert_about_the_touched_broker() -> None
     assert resolved(pages)
 
 
+def test_the_page_carries_when_its_condition_began() -> None:
+    started = {**alert("BrokerFailed"), "startsAt": "2026-11-23T10:00:05.500Z"}
+    verdict = judge(KILL, [page(1795428030.0, "k1", "g3", started)])
+    assert verdict.first_page_alert is not None
+    assert verdict.first_page_alert.starts_at == 1795428005.5
+
+
 def test_a_page_about_an_untouched_broker_is_unexpected() -> None:
     pages = [
         page(5.0, "k1", "g2", alert("CanaryWriteFailure", broker="2")),
