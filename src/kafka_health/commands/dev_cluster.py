@@ -107,6 +107,9 @@ def _up(config: DevClusterConfig, args: argparse.Namespace, directory: Path) -> 
     previous = signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
     try:
         cluster = LocalCluster.create(spec).up()
+    except KeyboardInterrupt:
+        print("dev-cluster: interrupted; the processes started so far are stopped", file=sys.stderr)
+        return 130
     finally:
         signal.signal(signal.SIGTERM, previous)
     print_status(cluster)
