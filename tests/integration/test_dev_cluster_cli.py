@@ -14,6 +14,7 @@ import pytest
 
 from kafka_health.devcluster import LocalCluster
 from kafka_health.devcluster.cluster import process_state
+from kafka_health.devcluster.processes import find_cluster_processes
 
 pytestmark = pytest.mark.integration
 
@@ -100,8 +101,12 @@ def test_zookeeper_mode_runs_kafka_3_9_with_the_session_timeout(tmp_path: Path) 
         assert "zookeeper.session.timeout.ms=6000" in props
         server_log = (cluster.node(1).log_dir / "server.log").read_text()
         assert "zookeeper" in server_log.lower()
+        running = find_cluster_processes(directory)
+        assert running == {"broker-1": [cluster.node(1).pid], "zookeeper": [cluster.zookeeper.pid]}
     finally:
-        kh("dev-cluster", "down", "--dir", str(directory))
+        down = kh("dev-cluster", "down", "--dir", str(directory))
+    assert down.returncode == 0, down.stderr
+    assert find_cluster_processes(directory) == {}
 
 
 def test_demo_runs_the_whole_pipeline_and_stops_cleanly_on_ctrl_c(tmp_path: Path) -> None:

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import signal
 import sys
 from pathlib import Path
+from types import FrameType
 
 from kafka_health.commands.common import add_config_argument, config_from_args
 from kafka_health.config import DevClusterConfig
 from kafka_health.devcluster import ClusterSpec, DevClusterError, LocalCluster
+from kafka_health.devcluster.cluster import process_state
 
 NAME = "dev-cluster"
 HELP = "start, inspect, stop or inject faults into a local Kafka cluster (JVM processes)"
@@ -61,8 +64,7 @@ def run(args: argparse.Namespace) -> int:
         if args.action == "status":
             print_status(cluster)
         elif args.action == "down":
-            cluster.down()
-            print(f"dev cluster in {directory} stopped")
+            return _down(cluster, directory)
         else:
             if args.broker_id is None:
                 print(f"'{args.action}' needs a broker id", file=sys.stderr)
@@ -101,19 +103,44 @@ def _up(config: DevClusterConfig, args: argparse.Namespace, directory: Path) -> 
             print(f"dev-cluster: {problem}", file=sys.stderr)
         return 2
     print(f"starting {spec.brokers} {spec.mode} broker(s) (Kafka {spec.version}) in {directory}")
-    cluster = LocalCluster.create(spec).up()
+    # SIGTERM while starting must not leave half a cluster behind: up() stops what it started.
+    previous = signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
+    try:
+        cluster = LocalCluster.create(spec).up()
+    except KeyboardInterrupt:
+        print("dev-cluster: interrupted; the processes started so far are stopped", file=sys.stderr)
+        return 130
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     print_status(cluster)
     print(f"bootstrap servers: {','.join(cluster.bootstrap_servers)}")
     return 0
 
 
+def _down(cluster: LocalCluster, directory: Path) -> int:
+    report = cluster.down()
+    for line in report.lines():
+        print(f"dev-cluster: {line}", file=sys.stderr)
+    if report.survivors:
+        return 1
+    print(f"dev cluster in {directory} stopped")
+    return 0
+
+
+def _raise_keyboard_interrupt(signum: int, _frame: FrameType | None) -> None:
+    raise KeyboardInterrupt(signal.Signals(signum).name)
+
+
 def print_status(cluster: LocalCluster) -> None:
-    """One line per broker: id, process state, registration, address, log folder, GC log size."""
+    """One line per broker: id, process state, registration, address, log folder, GC log size.
+    What runs is looked up afresh (``status``), so brokers started elsewhere show up too."""
+    statuses = cluster.status()
     zk = cluster.zookeeper
     print(f"cluster {cluster.cluster_id} ({cluster.spec.mode}, Kafka {cluster.spec.version})")
     if zk is not None:
-        print(f"zookeeper  pid={zk.pid} 127.0.0.1:{zk.port}")
-    for s in cluster.status():
+        state = process_state(zk.pid)
+        print(f"zookeeper  {state:<8} pid={zk.pid} 127.0.0.1:{zk.port}")
+    for s in statuses:
         live = "live" if s.registered else "not registered"
         print(
             f"broker {s.broker_id}  {s.process:<8} {live:<15} {s.bootstrap:<16} "

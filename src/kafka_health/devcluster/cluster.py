@@ -7,6 +7,13 @@ again with ``LocalCluster.load(dir)`` (``status``, ``down``, fault injection). F
 can be stopped cleanly (SIGTERM), killed (SIGKILL), frozen and thawed (SIGSTOP/SIGCONT) and
 started again with the same identity and data.
 
+Several processes act on one cluster at once (a running demo, ``dev-cluster start 3`` from
+another shell), so a ``LocalCluster`` never trusts the pids it remembers: before ``status``,
+``down`` and every fault it re-reads ``cluster.json`` and looks for this cluster's JVMs in the
+process table by their command lines (``processes``), which also guards against pid reuse.
+Updates of ``cluster.json`` are read-modify-write under an exclusive ``flock`` on
+``<dir>/cluster.lock``, so two processes never lose each other's records.
+
 Each broker writes ``server.log``, ``controller.log``, ``state-change.log`` and a JVM GC log
 (``-Xlog:gc*`` with time and uptime decorators, rotated) into its own folder.
 """
@@ -15,25 +22,39 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import fcntl
 import json
 import os
 import shutil
 import signal
 import socket
 import subprocess
+import threading
 import time
 import uuid
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from kafka_health.devcluster.errors import DevClusterError
 from kafka_health.devcluster.gc_pause import GcPauseError, full_gc_pause
+from kafka_health.devcluster.processes import (
+    PROC,
+    ZOOKEEPER,
+    broker_role,
+    find_cluster_processes,
+    role_of,
+)
 from kafka_health.devcluster.runtime import ensure_kafka_runtime
 
 Mode = Literal["kraft", "zookeeper"]
 STATE_FILE = "cluster.json"
+LOCK_FILE = "cluster.lock"
+DOWN_TIMEOUT_S = 30.0
+"""How long ``down`` waits for SIGTERM to stop the cluster's JVMs before it sends SIGKILL."""
+KILL_WAIT_S = 10.0
 GC_LOG = "gc.log"
 
 
@@ -105,6 +126,27 @@ class BrokerStatus:
     gc_log_bytes: int
 
 
+@dataclass
+class DownReport:
+    """What ``down`` did: processes that exited on SIGTERM, those it had to SIGKILL after
+    ``timeout_s``, and those still there afterwards (e.g. not this user's)."""
+
+    timeout_s: float
+    stopped: list[str] = field(default_factory=list)
+    killed: list[str] = field(default_factory=list)
+    survivors: list[str] = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        """One console line per process that did not stop on SIGTERM."""
+        return [
+            *(
+                f"{p}: still running {self.timeout_s:.0f} s after SIGTERM, killed (SIGKILL)"
+                for p in self.killed
+            ),
+            *(f"{p}: still running after SIGKILL" for p in self.survivors),
+        ]
+
+
 class LocalCluster:
     """A Kafka cluster of local JVM processes. Build with ``create`` or ``load``."""
 
@@ -119,7 +161,12 @@ class LocalCluster:
         self.cluster_id = cluster_id
         self.nodes = nodes
         self.zookeeper = zookeeper
+        self.proc = PROC
+        """The process table to search (``/proc``; a fake one in unit tests)."""
         self._libs: Path | None = None
+        self._running: dict[str, list[int]] = {}
+        self._thread_lock = threading.RLock()
+        self._lock_depth = 0
 
     # ---------------------------------------------------------------- construction
 
@@ -127,12 +174,13 @@ class LocalCluster:
     def create(cls, spec: ClusterSpec) -> LocalCluster:
         """Plan a new cluster in ``spec.dir`` (nothing is started or written yet)."""
         base = spec.dir.resolve()
+        running = find_cluster_processes(base)
+        if running:
+            pids = ", ".join(f"{role} pid {p}" for role, ps in sorted(running.items()) for p in ps)
+            raise DevClusterError(
+                f"a dev cluster is already running in {base} ({pids}); run 'down' first"
+            )
         if (base / STATE_FILE).exists():
-            existing = cls.load(base)
-            if existing.any_running():
-                raise DevClusterError(
-                    f"a dev cluster is already running in {base}; run 'down' first"
-                )
             # A stopped cluster's data belongs to another cluster id and other ports: start over.
             for old in [*base.glob("broker-*"), base / "zookeeper"]:
                 shutil.rmtree(old, ignore_errors=True)
@@ -172,24 +220,31 @@ class LocalCluster:
         )
         nodes = [BrokerNode(**n) for n in state["nodes"]]
         zookeeper = ZooKeeperNode(**state["zookeeper"]) if state.get("zookeeper") else None
-        return cls(spec, state["cluster_id"], nodes, zookeeper)
+        return cls(spec, state["cluster_id"], nodes, zookeeper).refresh()
 
     def save(self) -> None:
-        """Write the cluster's state file."""
+        """Write the cluster's whole state file (as planned by ``create``), under the lock."""
         base = self.spec.dir.resolve()
         base.mkdir(parents=True, exist_ok=True)
-        spec = asdict(self.spec)
-        spec["dir"] = str(base)
-        spec["cache_dir"] = str(self.spec.cache_dir)
-        state = {
-            "cluster_id": self.cluster_id,
-            "spec": spec,
-            "nodes": [asdict(n) for n in self.nodes],
-            "zookeeper": asdict(self.zookeeper) if self.zookeeper else None,
-        }
-        tmp = base / (STATE_FILE + ".tmp")
-        tmp.write_text(json.dumps(state, indent=2), encoding="utf-8")
-        tmp.replace(base / STATE_FILE)
+        with self._state_lock():
+            self._write_state(self._state())
+
+    def refresh(self) -> LocalCluster:
+        """Bring every node's pid up to date: what ``cluster.json`` records now (other
+        processes write it too), kept only if that pid still runs this node's JVM, else the
+        node's JVM found in the process table (also one whose pid was never recorded), else
+        None. Returns ``self``."""
+        recorded = self._recorded_pids()
+        running = find_cluster_processes(self.spec.dir, self.proc)
+        for role, node in self._roles():
+            if node is None:
+                continue
+            before = node.pid
+            node.pid = _pick(recorded.get(role, node.pid), running.get(role, []))
+            if before is not None and before != node.pid:
+                process_state(before, self.proc)  # reaps it if it was this process's child
+        self._running = running
+        return self
 
     # ---------------------------------------------------------------- whole cluster
 
@@ -217,28 +272,36 @@ class LocalCluster:
             raise
         return self
 
-    def down(self, timeout_s: float = 30.0) -> None:
-        """Stop every process (SIGTERM, then SIGKILL after ``timeout_s``); keep the folders."""
-        pids = [n.pid for n in self.nodes if n.pid is not None]
-        for pid in pids:  # all brokers shut down together, then ZooKeeper
-            _send(pid, signal.SIGCONT)
-            _send(pid, signal.SIGTERM)
-        for pid in pids:
-            self._terminate(pid, timeout_s, thaw_first=True)
-        for node in self.nodes:
-            node.pid = None
-        if self.zookeeper is not None:
-            self._terminate(self.zookeeper.pid, timeout_s, thaw_first=True)
-            self.zookeeper.pid = None
-        if self.spec.dir.resolve().exists():
-            self.save()
+    def down(self, timeout_s: float = DOWN_TIMEOUT_S) -> DownReport:
+        """Stop every JVM of this cluster, wherever it was started and whether its pid was
+        recorded or not: all brokers together (SIGCONT, SIGTERM; SIGKILL to those still
+        running after ``timeout_s``), then ZooKeeper the same way. Keeps the folders; the
+        report names what had to be killed."""
+        report = DownReport(timeout_s)
+        for is_zookeeper in (False, True):
+            for _ in range(3):  # a broker started meanwhile elsewhere is found by the next scan
+                targets = {
+                    role: pids
+                    for role, pids in find_cluster_processes(self.spec.dir, self.proc).items()
+                    if (role == ZOOKEEPER) == is_zookeeper
+                }
+                if not targets:
+                    break
+                self._stop(targets, timeout_s, report)
+        with self._state_lock():
+            self.refresh()
+            for role, _ in self._roles():
+                self._record(role, None)
+        return report
 
     def any_running(self) -> bool:
-        pids = [n.pid for n in self.nodes] + [self.zookeeper.pid if self.zookeeper else None]
-        return any(process_state(pid) != "stopped" for pid in pids)
+        """Whether any JVM of this cluster runs (or is frozen)."""
+        self.refresh()
+        return bool(self._running)
 
     def status(self) -> list[BrokerStatus]:
         """Each broker's process state, registration with the cluster, folders and GC log size."""
+        self.refresh()
         registered = self.registered_broker_ids(timeout_s=5.0)
         result = []
         for node in self.nodes:
@@ -247,7 +310,7 @@ class LocalCluster:
                 BrokerStatus(
                     broker_id=node.broker_id,
                     pid=node.pid,
-                    process=process_state(node.pid),
+                    process=process_state(node.pid, self.proc),
                     registered=node.broker_id in registered,
                     bootstrap=node.bootstrap,
                     log_dir=str(node.log_dir),
@@ -313,13 +376,48 @@ class LocalCluster:
     def start_broker(self, broker_id: int, wait: bool = True, timeout_s: float = 90.0) -> None:
         """Start (or restart) a broker with its existing identity and data."""
         node = self.node(broker_id)
-        if process_state(node.pid) != "stopped":
-            raise DevClusterError(f"broker {broker_id} is already running (pid {node.pid})")
-        libs = self._libs or ensure_kafka_runtime(
+        self._libs = self._libs or ensure_kafka_runtime(  # a first fetch is slow: before the lock
             self.spec.cache_dir, self.spec.version, self.spec.mode
         )
         node.log_dir.mkdir(parents=True, exist_ok=True)
-        command = [
+        with self._state_lock():  # no second JVM for the broker from a racing 'start'
+            self.refresh()
+            if node.pid is not None:
+                raise DevClusterError(
+                    f"broker {broker_id} is already {process_state(node.pid)} (pid {node.pid})"
+                )
+            node.pid = _spawn(self.broker_command(broker_id), Path(node.dir) / "stdout.log")
+            self._record(broker_role(broker_id), node.pid)
+        if not wait:
+            return
+        started = node.pid
+        try:
+            self._wait_registered(node, timeout_s)
+        except BaseException:  # a broker that did not come up (or Ctrl-C) is not left behind
+            _send(started, signal.SIGKILL)
+            _wait_exit(started, broker_role(broker_id), self.spec.dir, KILL_WAIT_S, self.proc)
+            self._forget(broker_role(broker_id))
+            raise
+
+    def _wait_registered(self, node: BrokerNode, timeout_s: float) -> None:
+        deadline = time.monotonic() + timeout_s
+        wait_for_port(node.port, timeout_s)
+        while node.broker_id not in self.registered_broker_ids(timeout_s=5.0):
+            if process_state(node.pid) == "stopped":
+                raise DevClusterError(
+                    f"broker {node.broker_id} exited while starting:\n{self._last_words(node)}"
+                )
+            if time.monotonic() > deadline:
+                raise DevClusterError(f"broker {node.broker_id} did not register in {timeout_s} s")
+            time.sleep(0.5)
+
+    def broker_command(self, broker_id: int) -> list[str]:
+        """The command line that runs this broker's JVM (how ``start_broker`` starts it)."""
+        node = self.node(broker_id)
+        libs = self._libs or ensure_kafka_runtime(
+            self.spec.cache_dir, self.spec.version, self.spec.mode
+        )
+        return [
             "java",
             *self._jvm_options(node),
             "-cp",
@@ -327,35 +425,27 @@ class LocalCluster:
             "kafka.Kafka",
             str(Path(node.dir) / "server.properties"),
         ]
-        node.pid = _spawn(command, Path(node.dir) / "stdout.log")
-        self.save()
-        if wait:
-            deadline = time.monotonic() + timeout_s
-            wait_for_port(node.port, timeout_s)
-            while broker_id not in self.registered_broker_ids(timeout_s=5.0):
-                if process_state(node.pid) == "stopped":
-                    raise DevClusterError(
-                        f"broker {broker_id} exited while starting:\n{self._last_words(node)}"
-                    )
-                if time.monotonic() > deadline:
-                    raise DevClusterError(f"broker {broker_id} did not register in {timeout_s} s")
-                time.sleep(0.5)
 
     def stop_broker(self, broker_id: int, timeout_s: float = 60.0) -> None:
-        """Controlled shutdown (SIGTERM), waiting for the process to exit."""
-        node = self.node(broker_id)
-        self._terminate(node.pid, timeout_s, thaw_first=True)
-        node.pid = None
-        self.save()
+        """Controlled shutdown (SIGTERM), waiting for the process to exit (SIGKILL after
+        ``timeout_s``)."""
+        role = broker_role(broker_id)
+        self.node(broker_id)
+        self.refresh()
+        self._stop({role: self._running.get(role, [])}, timeout_s, DownReport(timeout_s))
+        self._forget(role)
 
     def kill_broker(self, broker_id: int) -> None:
         """Kill a broker at once (SIGKILL): no controlled shutdown."""
-        node = self.node(broker_id)
-        if node.pid is not None and process_state(node.pid) != "stopped":
-            os.kill(node.pid, signal.SIGKILL)
-            _wait_exit(node.pid, 10.0)
-        node.pid = None
-        self.save()
+        role = broker_role(broker_id)
+        self.node(broker_id)
+        self.refresh()
+        pids = self._running.get(role, [])
+        for pid in pids:
+            _send(pid, signal.SIGKILL)
+        for pid in pids:
+            _wait_exit(pid, role, self.spec.dir, KILL_WAIT_S, self.proc)
+        self._forget(role)
 
     def freeze_broker(self, broker_id: int) -> None:
         """Suspend a broker (SIGSTOP), as a long GC pause or a hung host would."""
@@ -369,6 +459,7 @@ class LocalCluster:
         """A Full GC in the broker's JVM that pauses it for ``pause_s`` (see ``gc_pause``);
         returns the pause the JVM logged, in seconds."""
         node = self.node(broker_id)
+        self.refresh()
         if node.pid is None or process_state(node.pid) != "running":
             raise DevClusterError(f"broker {broker_id} is not running")
         try:
@@ -384,21 +475,120 @@ class LocalCluster:
     # ---------------------------------------------------------------- internals
 
     def _signal_running(self, broker_id: int, sig: signal.Signals) -> None:
-        node = self.node(broker_id)
-        if node.pid is None or process_state(node.pid) == "stopped":
+        self.node(broker_id)
+        self.refresh()
+        pids = self._running.get(broker_role(broker_id), [])
+        if not pids:
             raise DevClusterError(f"broker {broker_id} is not running")
-        os.kill(node.pid, sig)
+        for pid in pids:
+            os.kill(pid, sig)
 
-    def _terminate(self, pid: int | None, timeout_s: float, thaw_first: bool) -> None:
-        if pid is None or process_state(pid) == "stopped":
-            return
-        if thaw_first:
+    def _stop(self, targets: dict[str, list[int]], timeout_s: float, report: DownReport) -> None:
+        """SIGCONT and SIGTERM to every target at once; SIGKILL to those still running after
+        ``timeout_s``; each outcome goes into ``report``."""
+        pending = [(role, pid) for role, pids in targets.items() for pid in pids]
+        for _, pid in pending:
             _send(pid, signal.SIGCONT)
-        _send(pid, signal.SIGTERM)
-        if not _wait_exit(pid, timeout_s):
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-            _wait_exit(pid, 10.0)
+            _send(pid, signal.SIGTERM)
+        deadline = time.monotonic() + timeout_s
+        for role, pid in pending:
+            if _wait_exit(pid, role, self.spec.dir, deadline - time.monotonic(), self.proc):
+                report.stopped.append(_describe(role, pid))
+                continue
+            _send(pid, signal.SIGKILL)
+            exited = _wait_exit(pid, role, self.spec.dir, KILL_WAIT_S, self.proc)
+            (report.killed if exited else report.survivors).append(_describe(role, pid))
+
+    def _roles(self) -> list[tuple[str, BrokerNode | ZooKeeperNode | None]]:
+        roles: list[tuple[str, BrokerNode | ZooKeeperNode | None]] = [
+            (broker_role(n.broker_id), n) for n in self.nodes
+        ]
+        return [*roles, (ZOOKEEPER, self.zookeeper)]
+
+    def _forget(self, role: str) -> None:
+        """After stopping ``role``: refresh, and record it as stopped if nothing runs it."""
+        with self._state_lock():
+            self.refresh()
+            self._record(role, None)
+
+    @contextlib.contextmanager
+    def _state_lock(self) -> Iterator[None]:
+        """Exclusive ``flock`` on ``<dir>/cluster.lock`` (other processes), re-entrant within
+        this object (and serialised between its threads)."""
+        with self._thread_lock:
+            base = self.spec.dir.resolve()
+            if self._lock_depth > 0 or not base.is_dir():
+                self._lock_depth += 1
+                try:
+                    yield
+                finally:
+                    self._lock_depth -= 1
+                return
+            fd = os.open(base / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                self._lock_depth = 1
+                try:
+                    yield
+                finally:
+                    self._lock_depth = 0
+            finally:
+                os.close(fd)  # releases the flock
+
+    def _state(self) -> dict[str, Any]:
+        spec = asdict(self.spec)
+        spec["dir"] = str(self.spec.dir.resolve())
+        spec["cache_dir"] = str(self.spec.cache_dir)
+        return {
+            "cluster_id": self.cluster_id,
+            "spec": spec,
+            "nodes": [asdict(n) for n in self.nodes],
+            "zookeeper": asdict(self.zookeeper) if self.zookeeper else None,
+        }
+
+    def _read_state(self) -> dict[str, Any] | None:
+        """This cluster's saved state (None when missing, unreadable or another cluster's)."""
+        try:
+            state = json.loads((self.spec.dir.resolve() / STATE_FILE).read_text("utf-8"))
+        except (OSError, ValueError):
+            return None
+        if not isinstance(state, dict) or state.get("cluster_id") != self.cluster_id:
+            return None
+        return state
+
+    def _write_state(self, state: dict[str, Any]) -> None:
+        base = self.spec.dir.resolve()
+        tmp = base / f"{STATE_FILE}.{os.getpid()}.tmp"
+        tmp.write_text(json.dumps(state, indent=2), encoding="utf-8")
+        tmp.replace(base / STATE_FILE)  # readers see the old or the new file, never half
+
+    @staticmethod
+    def _entries(state: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+        """(role, its entry) for each node in a saved state; the entries are the state's own."""
+        entries = [(broker_role(int(n["broker_id"])), n) for n in state.get("nodes") or []]
+        if isinstance(state.get("zookeeper"), dict):
+            entries.append((ZOOKEEPER, state["zookeeper"]))
+        return entries
+
+    def _recorded_pids(self) -> dict[str, int | None]:
+        state = self._read_state()
+        return {} if state is None else {r: e.get("pid") for r, e in self._entries(state)}
+
+    def _record(self, role: str, pid: int | None) -> None:
+        """Record ``role``'s pid in ``cluster.json`` by read-modify-write under the lock, so
+        records other processes made meanwhile survive. Recording None never erases a pid
+        that still runs that role's JVM (another shell started it)."""
+        if not self.spec.dir.resolve().is_dir():
+            return
+        with self._state_lock():
+            state = self._read_state() or self._state()
+            for entry_role, entry in self._entries(state):
+                if entry_role != role:
+                    continue
+                old = entry.get("pid")
+                still_runs = isinstance(old, int) and role_of(old, self.spec.dir, self.proc) == role
+                entry["pid"] = old if pid is None and still_runs else pid
+            self._write_state(state)
 
     def _jvm_options(self, node: BrokerNode) -> list[str]:
         logging = (
@@ -518,7 +708,7 @@ class LocalCluster:
             "org.apache.zookeeper.server.quorum.QuorumPeerMain", str(config),
         ]  # fmt: skip
         zk.pid = _spawn(command, base / "stdout.log")
-        self.save()
+        self._record(ZOOKEEPER, zk.pid)
 
     @staticmethod
     def _last_words(node: BrokerNode) -> str:
@@ -548,33 +738,51 @@ def _spawn(command: list[str], output: Path) -> int:
 
 
 def _send(pid: int, sig: signal.Signals) -> None:
-    with contextlib.suppress(ProcessLookupError):
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.kill(pid, sig)
 
 
-def process_state(pid: int | None) -> Literal["running", "frozen", "stopped"]:
-    """Whether ``pid`` runs, is stopped by SIGSTOP, or is gone (zombies count as gone)."""
+def _pick(recorded: int | None, running: list[int]) -> int | None:
+    """The node's pid: the recorded one if it runs the node's JVM, else one that does."""
+    if recorded in running:
+        return recorded
+    return running[0] if running else None
+
+
+def _describe(role: str, pid: int) -> str:
+    return f"{role.replace('-', ' ')} (pid {pid})"
+
+
+def process_state(pid: int | None, proc: Path = PROC) -> Literal["running", "frozen", "stopped"]:
+    """Whether ``pid`` runs, is stopped by SIGSTOP, or is gone (zombies count as gone and are
+    reaped when they are this process's children)."""
     if pid is None:
         return "stopped"
     try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
+        stat = (proc / str(pid) / "stat").read_text()
     except (FileNotFoundError, ProcessLookupError):
         return "stopped"
     state = stat.rsplit(")", 1)[1].split()[0]
     if state in ("Z", "X"):
-        with contextlib.suppress(ChildProcessError, OSError):
-            os.waitpid(pid, os.WNOHANG)
+        if proc == PROC:
+            with contextlib.suppress(ChildProcessError, OSError):
+                os.waitpid(pid, os.WNOHANG)
         return "stopped"
     return "frozen" if state in ("T", "t") else "running"
 
 
-def _wait_exit(pid: int, timeout_s: float) -> bool:
+def _wait_exit(pid: int, role: str, base: Path, timeout_s: float, proc: Path = PROC) -> bool:
+    """Wait until ``pid`` no longer runs ``role``'s JVM (exited, or the pid was reused)."""
     deadline = time.monotonic() + timeout_s
+
+    def gone() -> bool:
+        return process_state(pid, proc) == "stopped" or role_of(pid, base, proc) != role
+
     while time.monotonic() < deadline:
-        if process_state(pid) == "stopped":
+        if gone():
             return True
         time.sleep(0.1)
-    return process_state(pid) == "stopped"
+    return gone()
 
 
 def free_ports(count: int) -> list[int]:
