@@ -176,7 +176,10 @@ def parse_entries(
     config = config or ParsingConfig()
     df = entries
     message = F.coalesce(F.col("message"), F.lit(""))
-    head = F.regexp_replace(F.substring_index(message, "\n", 1), r"\r$", "")
+    # Every pattern runs on bounded text: the first line cut to scan_chars, and the first
+    # scan_chars of the entry. A 1 MB line costs no more than its first 16 KB.
+    first_line = F.substring(F.substring_index(message, "\n", 1), 1, config.scan_chars)
+    head = F.regexp_replace(first_line, r"\r$", "")
     body = F.substring(message, 1, config.scan_chars)
     in_kind = F.lower(_column_or_null(df, "kind"))
     family = (
@@ -348,7 +351,7 @@ def with_context_collector(parsed: DataFrame) -> DataFrame:
 
     using_map = F.create_map(*[F.lit(x) for kv in P.USING_TO_COLLECTOR.items() for x in kv])
     window = Window.partitionBy("file").orderBy("line").rowsBetween(Window.unboundedPreceding, 0)
-    head = F.substring_index(F.coalesce(F.col("message"), F.lit("")), "\n", 1)
+    head = F.substring(F.substring_index(F.coalesce(F.col("message"), F.lit("")), "\n", 1), 1, 256)
     using = F.nullif(F.regexp_extract(head, P.USING_COLLECTOR, 1), F.lit(""))
     seen = F.last(using, ignorenulls=True).over(window)
     gc_event = F.col("type").isin("full_gc", "young_gc", "gc_failure")

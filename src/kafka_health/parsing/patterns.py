@@ -99,17 +99,17 @@ class EventPattern:
 # --------------------------------------------------------------------------------------------
 # Shared fragments
 
-ISR = r"\[?\d+(?:,\s?\d+)*\]?"  # 3,1,4 (mkString(",")) or [1,2,3] (KRaft Partition)
+ISR = r"\[?\d+(?:,\s?\d+)*+\]?"  # 3,1,4 (mkString(",")) or [1,2,3] (KRaft Partition)
 NEW_PREFIX = r"\[Partition (?P<tp>[^\s\]]+) broker=\d+\] "  # Partition.logIdent, 1.1+
 OLD_PREFIX = r"Partition \[(?P<topic>[^,\]\s]+),(?P<partition>\d+)\] on broker \d+: "  # to 1.0
 OLD_TP = r"\[(?P<topic>[^,\]\s]+),(?P<partition>\d+)\]"  # TopicAndPartition.toString, 0.9
 HEAP = r"\d+(?:[.,]\d+)?[BKMG]"
 DURATION = r"(?P<pause>\d+(?:[.,]\d+)?)(?P<pause_unit>ms|s|us|ns)"
-CAUSE = r"(?:[^()]|\(\))+"  # "Allocation Failure", "System.gc()"
+CAUSE = r"[^()]++(?:\(\)[^()]*+)?+"  # "Allocation Failure", "System.gc()"
 UNIFIED_HEAP = rf"(?P<heap_before>{HEAP})->(?P<heap_after>{HEAP})\((?P<heap_total>{HEAP})\)"
 JDK8_HEAP = (
     r"(?P<heap_before>\d+[KMG])->(?P<heap_after>\d+[KMG])\((?P<heap_total>\d+[KMG])\)"
-    r"(?:, \[[^\]]*\])*, (?P<pause>\d+\.\d+) (?P<pause_unit>secs)\]"
+    r"(?:, \[[^\]]*\])*+, (?P<pause>\d+\.\d+) (?P<pause_unit>secs)\]"
 )
 JDK8_STAMP = r"^(?:\d{4}-\d\d-\d\dT[\d:.]+[+-]\d{4}: )?(?:\d+\.\d+: )?"
 
@@ -543,7 +543,7 @@ GC_PATTERNS: tuple[EventPattern, ...] = (
         "young_gc.unified",
         "young_gc",
         r"GC\(\d+\) Pause (?:Young|Mixed|Initial Mark)\b.*\d[BKMG]->",
-        rf"GC\(\d+\) Pause (?:Young|Mixed|Initial Mark)(?: \((?P<cause>{CAUSE})\))* "
+        rf"GC\(\d+\) Pause (?:Young|Mixed|Initial Mark)(?: \((?P<cause>{CAUSE})\))*+ "
         rf"{UNIFIED_HEAP} {DURATION}",
         "JDK 11+ G1 'Pause Young (Normal|Concurrent Start|Prepare Mixed|Mixed) (G1 Evacuation "
         "Pause) 2M->2M(10M) 1.037ms'; JDK 9-10 G1 'Pause Young|Mixed|Initial Mark (G1 "
@@ -648,7 +648,7 @@ ENTRY_START = (
 )
 # A lone record that only continues an entry (shippers that do not join lines).
 CONTINUATION = (
-    r"^(?:\s|Caused by:|\.\.\. \d+ more|[a-z][\w$]*(?:\.[\w$]+)+(?:Exception|Error|Throwable)\b)"
+    r"^(?:\s|Caused by:|\.\.\. \d+ more|[a-z][\w$]*\.[\w$.]*(?:Exception|Error|Throwable)\b)"
 )
 # "[2019-05-15 22:20:14,399]", "2019-05-15T22:20:14.399+0800", "[2026-11-22T10:00:00.123+0000]"
 TIMESTAMP = (
@@ -665,7 +665,7 @@ LINE_BROKER = (
     r"GroupCoordinator id|TransactionCoordinator id|ReplicaFetcher replicaId)=(\d+)\b"
 )
 # JVM: "[12.345s]" (uptime) "[12345ms]" (uptimemillis) or JDK 8 "12.345: [" after a date stamp.
-UPTIME_UNIFIED = r"^(?:\[[^\]]*\])*?\[(\d+(?:[.,]\d+)?)(s|ms|ns)\]"
+UPTIME_UNIFIED = r"^(?:\[[^\]]*\]){0,8}?\[(\d+(?:[.,]\d+)?)(s|ms|ns)\]"
 UPTIME_JDK8 = r"^(?:\d{4}-\d\d-\d\dT[\d:.]+[+-]\d{4}: )?(\d+\.\d+): \["
 # "Using G1", "Using Parallel", "Using The Z Garbage Collector", ... at JVM start (tag gc/init).
 USING_COLLECTOR = (
@@ -701,6 +701,57 @@ class PatternTable:
         return tuple(p for p in self.patterns if p.family in families)
 
 
+# Line-shape expressions that run on every record (checked like the table's patterns).
+SHAPES: dict[str, str] = {
+    "ENTRY_START": ENTRY_START,
+    "CONTINUATION": CONTINUATION,
+    "TIMESTAMP": TIMESTAMP,
+    "LEVEL": LEVEL,
+    "LINE_BROKER": LINE_BROKER,
+    "UPTIME_UNIFIED": UPTIME_UNIFIED,
+    "UPTIME_JDK8": UPTIME_JDK8,
+    "USING_COLLECTOR": USING_COLLECTOR,
+}
+
+# Repetition of a group compiles, in java.util.regex, to a loop that recurses once per
+# iteration: "(?:a|bc)*" over 1 MB overflows a task thread's stack (a repeated single character
+# or class is iterative). A repeated group must be possessive ("*+", "++": Java then runs it
+# iteratively) or bounded by a small count.
+MAX_GROUP_REPEAT = 16
+_GROUP_QUANTIFIER = re.compile(r"(?:[*+?]|\{(\d+)(?:,(\d*))?\})([+?]?)")
+
+
+def recursion_hazards(regex: str) -> list[str]:
+    """Repeated groups in ``regex`` that make Java's matcher recurse once per repeat."""
+    found = []
+    i, in_class = 0, False
+    while i < len(regex):
+        c = regex[i]
+        if c == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+            if regex[i + 1 : i + 2] == "^":
+                i += 1
+            if regex[i + 1 : i + 2] == "]":  # "[]...]" and "[^]...]": a literal "]"
+                i += 1
+        elif c == ")":
+            m = _GROUP_QUANTIFIER.match(regex, i + 1)
+            if m and m.group(0)[0] != "?" and m.group(3) != "+":
+                low, high = m.group(1), m.group(2)
+                bounded = low is not None and (
+                    (high is None and int(low) <= MAX_GROUP_REPEAT)
+                    or (high not in (None, "") and int(high) <= MAX_GROUP_REPEAT)
+                )
+                if not bounded:
+                    found.append(f"repeated group '...{regex[max(0, i - 30) : m.end()]}'")
+        i += 1
+    return found
+
+
 def check_table(patterns: tuple[EventPattern, ...] = ALL_PATTERNS) -> list[str]:
     """Problems in the table (duplicate names, unknown events or groups); empty when sound."""
     problems = []
@@ -722,4 +773,6 @@ def check_table(patterns: tuple[EventPattern, ...] = ALL_PATTERNS) -> list[str]:
             continue
         for g in groups - GROUPS:
             problems.append(f"{p.name}: unknown group {g}")
+        for text in (p.regex, p.trigger):
+            problems.extend(f"{p.name}: {hazard}" for hazard in recursion_hazards(text))
     return problems

@@ -44,7 +44,7 @@ def classify(
     scan_chars: int = 16_384,
 ) -> Classified:
     """Classify one entry (``family``: auto, kafka or gc)."""
-    head = message.split("\n", 1)[0].removesuffix("\r")
+    head = message.split("\n", 1)[0][:scan_chars].removesuffix("\r")
     body = message[:scan_chars]
     if not message or (not ENTRY_START.search(head) and CONTINUATION.search(head)):
         return Classified("unrecognised")

@@ -106,3 +106,27 @@ def test_entry_start(line: str, starts: bool) -> None:
 def test_family_narrows_patterns(line: str, family: str, outcome: str) -> None:
     """The kind of a log limits which patterns apply."""
     assert classify(line, family).outcome == outcome
+
+
+def test_line_shapes_cannot_recurse_per_character() -> None:
+    """The shapes run on every record: no unbounded repetition of a group (Java recursion)."""
+    assert {
+        name: P.recursion_hazards(rx) for name, rx in P.SHAPES.items() if P.recursion_hazards(rx)
+    } == {}
+
+
+@pytest.mark.parametrize(
+    ("regex", "hazard"),
+    [
+        (r"(?:a|bc)*", True),
+        (r"(?:,\s?\d+)+x", True),
+        (r"(?:\[[^\]]*\])*?\[", True),
+        (r"(?:a|bc)*+", False),
+        (r"(?:\[[^\]]*\]){0,8}?\[", False),
+        (r"[^()]+\(\d+\)", False),
+        (r"(?!.*closing)x(?:y(?:a|b)+)?", True),
+    ],
+)
+def test_recursion_hazards(regex: str, hazard: bool) -> None:
+    """Group loops are found wherever they hide; possessive or small bounded ones are fine."""
+    assert bool(P.recursion_hazards(regex)) == hazard
