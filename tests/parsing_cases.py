@@ -591,8 +591,9 @@ GC_CASES: tuple[Case, ...] = (
     Case(
         "cms_failure",
         CMS_FAILURE,
-        "gc_failure",
+        "full_gc",
         {
+            "cause": "promotion failed",
             "collector": "cms",
             "pause_s": 3.361586,
             "heap_before_mb": 2620.117,
@@ -816,4 +817,128 @@ GC_CASES: tuple[Case, ...] = (
     ),
 )
 
-ALL_CASES: tuple[Case, ...] = KAFKA_CASES + GC_CASES
+# Other log4j layouts, older Kafka wordings and JDK 7/8 GC variants (issue 13). The layouts are
+# log4j 1.x PatternLayout conversion patterns operators use instead of Kafka's "[%d] %p %m (%c)%n":
+# "%d %p [%t] %c - %m%n", "%d{ISO8601}"-style ISO dates, "[%t] %d %p %c{1}: %m%n" (thread first,
+# logger abbreviated), "%t %p %d %c{1.} - %m%n" (no brackets at all).
+LAYOUT_CASES: tuple[Case, ...] = (
+    Case(
+        "layout_date_level_thread_logger",
+        "2015-05-19 16:52:48,758 ERROR [kafka-log-cleaner-thread-0] kafka.log.LogCleaner - [kafka-log-cleaner-thread-0], Error due to",
+        "log_cleaner_died",
+        {"ts": "2015-05-19T16:52:48.758", "level": "ERROR"},
+        "log4j '%d %p [%t] %c - %m%n' + LogCleaner 0.8-1.0 ShutdownableThread wording",
+    ),
+    Case(
+        "layout_thread_first_iso",
+        "[ReplicaFetcherThread-0-2] 2019-05-15T22:20:14.399+0800 WARN  ReplicaFetcherThread: [ReplicaFetcherThread-0-2]: Error for partition [orders,3] to broker 2:org.apache.kafka.common.errors.NotLeaderForPartitionException: This server is not the leader for that topic-partition.",
+        "not_leader",
+        {"ts": "2019-05-15T22:20:14.399+08:00", "level": "WARN", "topic": "orders", "partition": 3},
+        "log4j '[%t] %d{ISO8601} %-5p %c{1}: %m%n' + ReplicaFetcherThread 0.9-1.0",
+    ),
+    Case(
+        "layout_iso_utc_no_brackets",
+        "2019-05-15T14:20:14.399Z INFO k.c.Partition Partition [orders,3] on broker 1: Shrinking ISR from 1,2,3 to 1",
+        "isr_shrink",
+        {"ts": "2019-05-15T14:20:14.399Z", "topic": "orders", "isr_after": [1]},
+        "log4j '%d{yyyy-MM-dd'T'HH:mm:ss.SSS'Z'} %p %c{1.} %m%n' + Partition 0.11-1.0",
+    ),
+    Case(
+        "layout_thread_level_date",
+        "kafka-scheduler-4 INFO  2019-05-15 22:20:14,399 k.c.Partition - [Partition orders-3 broker=1] Shrinking ISR from 1,2 to 1",
+        "isr_shrink",
+        {"ts": "2019-05-15T22:20:14.399", "level": "INFO", "broker_id": "1"},
+        "log4j '%t %-5p %d %c{1.} - %m%n' (no brackets)",
+    ),
+    Case(
+        "become_leader_trace_0_9",
+        "[2016-03-01 10:00:00,123] TRACE Broker 2 completed LeaderAndIsr request correlationId 7 from controller 1 epoch 4 for the become-leader transition for partition [orders,3] (state.change.logger)",
+        "leader_change",
+        {"topic": "orders", "partition": 3, "leader": 2},
+        "ReplicaManager.makeLeaders 0.8-1.0 (found in apache/kafka sources of that era)",
+    ),
+    Case(
+        "become_leader_trace_2_x",
+        "[2023-10-01 13:57:29,788] TRACE [Broker id=1001] Completed LeaderAndIsr request correlationId 1 from controller 1001 epoch 1 for the become-leader transition for partition kafka-ckpt-0 (state.change.logger)",
+        "leader_change",
+        {"topic": "kafka-ckpt", "partition": 0, "leader": 1001},
+        "ReplicaManager.makeLeaders 1.1-3.x, line quoted from a public docker-compose log",
+    ),
+    Case(
+        "become_follower_trace_2_x",
+        "[2020-08-23 23:54:53,593] TRACE [Broker id=1] Completed LeaderAndIsr request correlationId 15 from controller 2 epoch 1 for the become-follower transition for partition roleplay-0 with leader 3 (state.change.logger)",
+        "leader_change",
+        {"topic": "roleplay", "partition": 0, "leader": 3},
+        "ReplicaManager.makeFollowers 2.4-3.x, line quoted from a public log",
+    ),
+    Case(
+        "zk_expired_controller_0_8",
+        "[2015-06-01 12:00:00,001] INFO [SessionExpirationListener on 1], ZK expired; shut down all controller components and try to re-elect (kafka.controller.KafkaController$SessionExpirationListener)",
+        "zk_session_expired",
+        {},
+        "KafkaController.SessionExpirationListener 0.8-1.0",
+    ),
+    Case(
+        "coordinator_load_0_8",
+        "[2015-06-01 12:00:00,001] INFO Loading offsets from [__consumer_offsets,12] (kafka.server.OffsetManager)",
+        "coordinator_load_start",
+        {"topic": "__consumer_offsets", "partition": 12},
+        "kafka.server.OffsetManager 0.8.2 loadOffsets",
+    ),
+    Case(
+        "parallel_gcid_young",
+        "2015-05-26T14:45:37.987-0200: 151.126: #12: [GC (Allocation Failure) [PSYoungGen: 65536K->10720K(76288K)] 65536K->10728K(251392K), 0.0123456 secs] [Times: user=0.03 sys=0.00, real=0.01 secs]",
+        "young_gc",
+        {"collector": "parallel", "pause_s": 0.0123456, "uptime_s": 151.126},
+        "JDK 8u -XX:+PrintGCID (GCTraceTime prints '#%u: ' after the date and uptime stamps)",
+    ),
+    Case(
+        "parallel_gcid_full",
+        "151.300: #13: [Full GC (Ergonomics) [PSYoungGen: 10720K->0K(76288K)] [ParOldGen: 170000K->90000K(175104K)] 180720K->90000K(251392K), [Metaspace: 2611K->2611K(1056768K)], 0.4123456 secs] [Times: user=0.80 sys=0.01, real=0.41 secs]",
+        "full_gc",
+        {"collector": "parallel", "pause_s": 0.4123456, "cause": "Ergonomics"},
+        "JDK 8u Parallel with -XX:+PrintGCID, no date stamps",
+    ),
+    Case(
+        "stopped_time_line",
+        "151.140: Total time for which application threads were stopped: 0.0131234 seconds, Stopping threads took: 0.0000234 seconds",
+        "unrecognised",
+        {},
+        "JDK 8u -XX:+PrintGCApplicationStoppedTime (RuntimeService::record_safepoint_end): a safepoint, not a collection",
+    ),
+    Case(
+        "cms_concurrent_mode_failure_jdk8",
+        "2020-01-01T10:00:00.000+0000: 40.100: [Full GC (Allocation Failure) 2020-01-01T10:00:00.000+0000: 40.100: [CMS2020-01-01T10:00:00.500+0000: 40.600: [CMS-concurrent-mark: 0.400/0.500 secs] [Times: user=0.80 sys=0.01, real=0.50 secs]\n (concurrent mode failure): 1398144K->1398143K(1398144K), 4.0012345 secs] 2027263K->1850000K(2027264K), [Metaspace: 6741K->6741K(1056768K)], 4.0023456 secs] [Times: user=4.00 sys=0.00, real=4.00 secs]",
+        "full_gc",
+        {"collector": "cms", "cause": "concurrent mode failure", "pause_s": 4.0023456},
+        "JDK 8 CMS: concurrent mode failure inside a Full GC, CMS-concurrent-mark interleaved (CMSCollector::acquire_control_and_collect)",
+    ),
+    Case(
+        "cms_promotion_failed_jdk8",
+        "2020-01-01T10:00:10.000+0000: 50.000: [GC (Allocation Failure) 2020-01-01T10:00:10.000+0000: 50.000: [ParNew (promotion failed): 139776K->139776K(157248K), 0.1234567 secs]2020-01-01T10:00:10.123+0000: 50.123: [CMS: 1300000K->900000K(1398144K), 2.5000000 secs] 1439776K->900000K(1555392K), [Metaspace: 6741K->6741K(1056768K)], 2.6300000 secs] [Times: user=2.60 sys=0.01, real=2.63 secs]",
+        "full_gc",
+        {"collector": "cms", "cause": "promotion failed", "pause_s": 2.63},
+        "JDK 8 CMS ParNew ' (promotion failed)' then the CMS full collection in the same entry",
+    ),
+    Case(
+        "g1_full_interleaved_inline",
+        "2019-05-15T22:25:59.422+0800: 21989402.560: [Full GC (Allocation Failure) 2019-05-15T22:25:59.480+0800: 21989402.618: [GC concurrent-root-region-scan-end, 0.0580 secs]\n 8071M->4285M(8192M), 10.3987109 secs]\n   [Eden: 0.0B(408.0M)->0.0B(408.0M) Survivors: 0.0B->0.0B Heap: 8071.2M(8192.0M)->4285.7M(8192.0M)], [Metaspace: 32321K->32321K(1077248K)]",
+        "full_gc",
+        {
+            "collector": "g1",
+            "cause": "Allocation Failure",
+            "pause_s": 10.3987109,
+            "heap_after_mb": 4285.0,
+        },
+        "JDK 8 G1 Full GC with the concurrent mark thread's line written into it (G1CollectedHeap::do_full_collection vs ConcurrentMarkThread)",
+    ),
+    Case(
+        "g1_full_interleaved_header_only",
+        "2019-05-15T22:26:49.312+0800: 21989452.450: [Full GC (Allocation Failure) 2019-05-15T22:26:49.330+0800: 21989452.468: [GC concurrent-mark-start]",
+        "full_gc",
+        {"collector": "g1", "cause": "Allocation Failure"},
+        "JDK 8 G1: the figures land after later concurrent lines (another entry); the Full GC still counts",
+    ),
+)
+
+ALL_CASES: tuple[Case, ...] = KAFKA_CASES + GC_CASES + LAYOUT_CASES

@@ -71,12 +71,20 @@ def test_event_ms(spark: Any) -> None:
     assert shifted[1]["event_ms"] == 1557930359422
 
 
-def test_kind_narrows_patterns(spark: Any) -> None:
-    """An envelope's kind limits the families: a gc-kind entry is never a Kafka event."""
+def test_family_from_content_kind_only_a_hint(spark: Any) -> None:
+    """An envelope's kind (or file name) is a hint: a log4j line is a Kafka entry and a GC
+    line a GC entry whatever the kind says; a line showing neither shape follows the kind."""
     frame = spark.createDataFrame(
         [("[2019-05-15 22:20:14,399] INFO zookeeper state changed (Expired) (x)", "gc"),
-         ("[2019-05-15 22:20:14,399] INFO zookeeper state changed (Expired) (x)", "server")],
+         ("[0.052s][info][gc] GC(1) Pause Full (Ergonomics) 60M->30M(61M) 12.120ms", "server"),
+         ("zookeeper state changed (Expired)", "gc"),
+         ("zookeeper state changed (Expired)", "server")],
         "message string, kind string",
     )  # fmt: skip
-    got = [r["outcome"] for r in parse_entries(frame).collect()]
-    assert got == ["unrecognised", "event"]
+    got = [(r["outcome"], r["type"]) for r in parse_entries(frame).collect()]
+    assert got == [
+        ("event", "zk_session_expired"),
+        ("event", "full_gc"),
+        ("unrecognised", None),
+        ("event", "zk_session_expired"),
+    ]

@@ -126,3 +126,22 @@ def test_continuation_lines_join_and_cap(spark: Any, tmp_path: Path) -> None:
         (21, 7, "unrecognised", "continuation"),
         (28, 1, "unrecognised", "no_event"),
     ]
+
+
+def test_family_per_entry_from_content(
+    spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A file named like a GC log that mixes log4j entries (another layout too) with JDK 8
+    Parallel (-XX:+PrintGCID, stopped-time lines between) and an interleaved G1 Full GC."""
+    path = FIXTURES / "kafkaServer-gc-mixed.log"
+    code, out, _ = run_parse(capsys, str(path))
+    assert code == 0
+    got = [(e["line"], e["type"], e.get("pause_s")) for e in map(json.loads, out.splitlines())]
+    assert got == [
+        (1, "log_cleaner_died", None),
+        (5, "young_gc", 0.0123456),
+        (7, "young_gc", 0.0223456),
+        (8, "full_gc", 0.4123456),
+        (10, "full_gc", None),  # its figures come after the concurrent line (another entry)
+        (15, "isr_shrink", None),
+    ]

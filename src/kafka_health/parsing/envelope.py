@@ -21,8 +21,11 @@ if TYPE_CHECKING:
 # C0 control characters other than tab, newline, carriage return and ESC (ANSI colours).
 BINARY = r"[\x00-\x08\x0B\x0C\x0E-\x1A\x1C-\x1F\x7F]"
 # Log kind from a file name: server.log, controller.log.2026-11-22-10, kafkaServer-gc.log.0
+# ("gc" as a word of its own: kafka-logcleaner.log is not a GC log). Only a hint: the
+# parser decides each entry's family from its content.
 KIND_FROM_FILE = (
-    r"(?:^|/)(?:(server|controller|state-change)\.log|[^/]*(gc)[^/]*\.log)(?:[.\d-]*)?$"
+    r"(?:^|/)(?:(server|controller|state-change)\.log|"
+    r"[^/]*?(?<![A-Za-z])(gc)(?![A-Za-z])[^/]*\.log)(?:[.\d-]*)?$"
 )
 SOURCE_COLUMNS = {
     "topic": "source_topic",

@@ -176,15 +176,21 @@ def parse_entries(
     config = config or ParsingConfig()
     df = entries
     message = F.coalesce(F.col("message"), F.lit(""))
-    head = F.regexp_replace(F.substring_index(message, "\n", 1), r"\r$", "")
+    # Every pattern runs on bounded text: the first line cut to scan_chars, and the first
+    # scan_chars of the entry. A 1 MB line costs no more than its first 16 KB.
+    first_line = F.substring(F.substring_index(message, "\n", 1), 1, config.scan_chars)
+    head = F.regexp_replace(first_line, r"\r$", "")
     body = F.substring(message, 1, config.scan_chars)
+    # The family comes from the entry's own first line (a GC log line or a log4j line); the
+    # kind its shipper or file name gives is only the hint for a line that shows neither.
     in_kind = F.lower(_column_or_null(df, "kind"))
+    hinted = F.when(in_kind == "gc", "gc").when(in_kind.isin(*KAFKA_KINDS), "kafka")
     family = (
         F.lit(kind)
         if kind != "auto"
-        else F.when(in_kind == "gc", "gc")
-        .when(in_kind.isin(*KAFKA_KINDS), "kafka")
-        .otherwise("auto")
+        else F.when(head.rlike(P.GC_LINE), "gc")
+        .when(head.rlike(P.LOG4J_LINE), "kafka")
+        .otherwise(F.coalesce(hinted, F.lit("auto")))
     )
     bad = _column_or_null(df, "bad_reason")
     df = df.withColumns(
@@ -243,7 +249,11 @@ def parse_entries(
         pid_col, [(i, F.lit(p.collector)) for i, p in enumerate(patterns) if p.collector]
     )
     leader_is_self = pid_col.isin(
-        *[i for i, p in enumerate(patterns) if p.name == "leader_change.become_leader"]
+        *[
+            i
+            for i, p in enumerate(patterns)
+            if p.name in ("leader_change.become_leader", "leader_change.become_leader_trace")
+        ]
     )
     tp = F.regexp_replace(g("tp"), r"^[A-Za-z0-9_-]{22}:", "")
     tp_topic = _empty_to_null(F.regexp_extract(tp, r"^(.+)-(\d+)$", 1))
@@ -348,7 +358,7 @@ def with_context_collector(parsed: DataFrame) -> DataFrame:
 
     using_map = F.create_map(*[F.lit(x) for kv in P.USING_TO_COLLECTOR.items() for x in kv])
     window = Window.partitionBy("file").orderBy("line").rowsBetween(Window.unboundedPreceding, 0)
-    head = F.substring_index(F.coalesce(F.col("message"), F.lit("")), "\n", 1)
+    head = F.substring(F.substring_index(F.coalesce(F.col("message"), F.lit("")), "\n", 1), 1, 256)
     using = F.nullif(F.regexp_extract(head, P.USING_COLLECTOR, 1), F.lit(""))
     seen = F.last(using, ignorenulls=True).over(window)
     gc_event = F.col("type").isin("full_gc", "young_gc", "gc_failure")

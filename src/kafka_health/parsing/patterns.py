@@ -99,19 +99,20 @@ class EventPattern:
 # --------------------------------------------------------------------------------------------
 # Shared fragments
 
-ISR = r"\[?\d+(?:,\s?\d+)*\]?"  # 3,1,4 (mkString(",")) or [1,2,3] (KRaft Partition)
+ISR = r"\[?\d+(?:,\s?\d+)*+\]?"  # 3,1,4 (mkString(",")) or [1,2,3] (KRaft Partition)
 NEW_PREFIX = r"\[Partition (?P<tp>[^\s\]]+) broker=\d+\] "  # Partition.logIdent, 1.1+
 OLD_PREFIX = r"Partition \[(?P<topic>[^,\]\s]+),(?P<partition>\d+)\] on broker \d+: "  # to 1.0
 OLD_TP = r"\[(?P<topic>[^,\]\s]+),(?P<partition>\d+)\]"  # TopicAndPartition.toString, 0.9
 HEAP = r"\d+(?:[.,]\d+)?[BKMG]"
 DURATION = r"(?P<pause>\d+(?:[.,]\d+)?)(?P<pause_unit>ms|s|us|ns)"
-CAUSE = r"(?:[^()]|\(\))+"  # "Allocation Failure", "System.gc()"
+CAUSE = r"[^()]++(?:\(\)[^()]*+)?+"  # "Allocation Failure", "System.gc()"
 UNIFIED_HEAP = rf"(?P<heap_before>{HEAP})->(?P<heap_after>{HEAP})\((?P<heap_total>{HEAP})\)"
 JDK8_HEAP = (
     r"(?P<heap_before>\d+[KMG])->(?P<heap_after>\d+[KMG])\((?P<heap_total>\d+[KMG])\)"
-    r"(?:, \[[^\]]*\])*, (?P<pause>\d+\.\d+) (?P<pause_unit>secs)\]"
+    r"(?:, \[[^\]]*\])*+, (?P<pause>\d+\.\d+) (?P<pause_unit>secs)\]"
 )
-JDK8_STAMP = r"^(?:\d{4}-\d\d-\d\dT[\d:.]+[+-]\d{4}: )?(?:\d+\.\d+: )?"
+# Date and uptime stamps, then -XX:+PrintGCID's "#<gc id>: " (JDK 8u, GCTraceTime)
+JDK8_STAMP = r"^(?:\d{4}-\d\d-\d\dT[\d:.]+[+-]\d{4}: )?(?:\d+\.\d+: )?(?:#\d+: )?"
 
 
 def _k(name: str, event: str, trigger: str, regex: str, source: str, **kw: object) -> EventPattern:
@@ -227,6 +228,29 @@ KAFKA_PATTERNS: tuple[EventPattern, ...] = (
         "from offset %d ... Current leader is %d.' (3.x+ names the leader)",
     ),
     _k(
+        "leader_change.become_leader_trace",
+        "leader_change",
+        r"for the become-leader transition",
+        r"(?:Broker (?P<leader>\d+) completed|Completed) LeaderAndIsr request correlationId \d+ "
+        rf"from controller \d+ epoch \d+ for the become-leader transition for partition "
+        rf"(?:{OLD_TP}|(?P<tp>[^\s\]]+))",
+        "kafka.server.ReplicaManager.makeLeaders (state-change.log, TRACE) 0.8-1.0 'Broker %d "
+        "completed LeaderAndIsr request correlationId %d from controller %d epoch %d for the "
+        "become-leader transition for partition %s' ([t,p] to 0.10); 1.1-3.x logIdent "
+        "'[Broker id=%d] ' + 'Completed LeaderAndIsr request ...': the logging broker leads",
+    ),
+    _k(
+        "leader_change.become_follower_trace",
+        "leader_change",
+        r"for the become-follower transition",
+        r"(?:Broker \d+ completed|Completed) LeaderAndIsr request correlationId \d+ "
+        rf"from controller \d+ epoch \d+ for the become-follower transition for partition "
+        rf"(?:{OLD_TP}|(?P<tp>[^\s\]]+))(?: with leader (?P<leader>\d+))?",
+        "kafka.server.ReplicaManager.makeFollowers (state-change.log, TRACE) 0.8-1.0 'Broker %d "
+        "completed LeaderAndIsr request ... for the become-follower transition for partition "
+        "%s'; 1.1-2.x '[Broker id=%d] Completed ...'; 2.4-3.x adds ' with leader %d'",
+    ),
+    _k(
         "leader_change.preferred_election",
         "leader_change",
         r"completed preferred replica leader election",
@@ -283,6 +307,15 @@ KAFKA_PATTERNS: tuple[EventPattern, ...] = (
         r"\[ZooKeeperClient[^\]]*\] Session expired\.",
         "kafka.zookeeper.ZooKeeperClient 1.1-3.x: logIdent '[ZooKeeperClient %s] ' + "
         "'Session expired.'",
+    ),
+    _k(
+        "zk_session_expired.controller_0_8",
+        "zk_session_expired",
+        r"ZK expired; shut down all controller components",
+        r"ZK expired; shut down all controller components and try to re-elect",
+        "kafka.controller.KafkaController.SessionExpirationListener.handleNewSession 0.8-1.0 "
+        "(controller.log): '[SessionExpirationListener on %d], ZK expired; shut down all "
+        "controller components and try to re-elect'",
     ),
     _k(
         "zk_disconnected.clientcnxn",
@@ -425,6 +458,15 @@ KAFKA_PATTERNS: tuple[EventPattern, ...] = (
         "kafka.network.Processor (SocketServer.scala) 0.9-2.x: 'Processor got uncaught exception.'",
     ),
     _k(
+        "coordinator_load_start.0_8",
+        "coordinator_load_start",
+        r"Loading offsets from",
+        rf"Loading offsets from (?:{OLD_TP}|(?P<tp>\S+))",
+        "kafka.server.OffsetManager 0.8.2: 'Loading offsets from ' + TopicAndPartition "
+        "('[__consumer_offsets,12]'); its end is 'Finished loading offsets from %s in %d "
+        "milliseconds.' (coordinator_load_finish.0_9)",
+    ),
+    _k(
         "coordinator_load_start.0_9",
         "coordinator_load_start",
         r"oading offsets and group metadata from",
@@ -543,7 +585,7 @@ GC_PATTERNS: tuple[EventPattern, ...] = (
         "young_gc.unified",
         "young_gc",
         r"GC\(\d+\) Pause (?:Young|Mixed|Initial Mark)\b.*\d[BKMG]->",
-        rf"GC\(\d+\) Pause (?:Young|Mixed|Initial Mark)(?: \((?P<cause>{CAUSE})\))* "
+        rf"GC\(\d+\) Pause (?:Young|Mixed|Initial Mark)(?: \((?P<cause>{CAUSE})\))*+ "
         rf"{UNIFIED_HEAP} {DURATION}",
         "JDK 11+ G1 'Pause Young (Normal|Concurrent Start|Prepare Mixed|Mixed) (G1 Evacuation "
         "Pause) 2M->2M(10M) 1.037ms'; JDK 9-10 G1 'Pause Young|Mixed|Initial Mark (G1 "
@@ -564,14 +606,17 @@ GC_PATTERNS: tuple[EventPattern, ...] = (
         collector="g1",
     ),
     _g(
-        "gc_failure.jdk8_concurrent_mode_failure",
-        "gc_failure",
+        "full_gc.jdk8_cms_failure",
+        "full_gc",
         r"\(concurrent mode failure\)|\(promotion failed\)",
-        rf"(?s){JDK8_STAMP}\[(?:Full GC|GC)(?: \((?P<cause>{CAUSE})\))?[^\n]*?"
-        r"(?:\(concurrent mode failure\)|\(promotion failed\)).*?\] " + JDK8_HEAP,
-        "JDK 6-8 CMS -XX:+PrintGCDetails: '(concurrent mode failure): 2145434K->751705K"
-        "(2454528K), 2.96 secs] 2683000K->751705K(3076608K), [CMS Perm : ...], 3.36 secs]' "
-        "and '[ParNew (promotion failed): ...'",
+        rf"(?s){JDK8_STAMP}\[(?:Full GC|GC)(?: \({CAUSE}\))?.*?"
+        r"\((?P<cause>concurrent mode failure|promotion failed)\).*?\] " + JDK8_HEAP,
+        "JDK 6-8 CMS -XX:+PrintGCDetails: CMSCollector::acquire_control_and_collect ' (concurrent "
+        "mode failure)' and ParNew ' (promotion failed)': the young collection gives up and a "
+        "stop-the-world full collection of the old generation follows in the same entry, so it "
+        "is a Full GC and its pause is the whole entry's (the last figure before [Times:): "
+        "'(concurrent mode failure): 2145434K->751705K(2454528K), 2.96 secs] 2683000K->751705K"
+        "(3076608K), [CMS Perm : ...], 3.36 secs]'",
         scope="entry",
         collector="cms",
     ),
@@ -594,6 +639,21 @@ GC_PATTERNS: tuple[EventPattern, ...] = (
         r", (?P<pause>\d+\.\d+) (?P<pause_unit>secs)\]",
         "JDK 7-8 G1 (and -XX:+PrintGC without details): '[Full GC (Allocation Failure)  "
         "8071M->4285M(8192M), 10.3987109 secs]'",
+    ),
+    _g(
+        "full_gc.jdk8_g1_interleaved",
+        "full_gc",
+        r"\[Full GC\b",
+        rf"(?s){JDK8_STAMP}\[Full GC(?: \((?P<cause>{CAUSE})\))? *"
+        r"(?:$|\n?(?:\d{4}-\d\d-\d\dT[\d:.]+[+-]\d{4}: )?(?:\d+\.\d+: )?\[GC concurrent-)"
+        r"(?:.*?\s(?P<heap_before>[\d.]+[BKMG])->(?P<heap_after>[\d.]+[BKMG])"
+        r"\((?P<heap_total>[\d.]+[BKMG])\), (?P<pause>\d+\.\d+) (?P<pause_unit>secs)\])?",
+        "JDK 7-8 G1: G1CollectedHeap::do_full_collection prints '[Full GC (cause) ' and only at "
+        "the end the heap and pause; the concurrent mark thread's '[GC concurrent-...]' lines "
+        "(own date and uptime stamps) land in between, on the same line or the next. The "
+        "figures are taken when they are in the same entry; otherwise the pause is unknown",
+        scope="entry",
+        collector="g1",
     ),
     _g(
         "full_gc.jdk8_generational",
@@ -639,24 +699,45 @@ ALL_PATTERNS: tuple[EventPattern, ...] = KAFKA_PATTERNS + GC_PATTERNS
 # --------------------------------------------------------------------------------------------
 # Line shapes (not events): where an entry starts, what it says about itself.
 
+_LEVELS = r"(?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL)"
+_EXCEPTION_LINE = r"[a-z][\w$]*\.[\w$.]*(?:Exception|Error|Throwable)\b"
+_JDK8_PREFIX = r"(?:\d{4}-\d\d-\d\dT[\d:.]+[+-]\d{4}: )?(?:\d+[.,]\d+: )?(?:#\d+: )?"
+
 # A new entry starts with a timestamp (log4j, ISO), a bracketed decorator (unified JVM logging,
-# JDK 8 G1 concurrent lines), a JDK 8 uptime stamp or a log level. Anything else continues the
-# entry before it (stack frames, "Caused by:", exception lines, indented GC details).
+# JDK 8 G1 concurrent lines), a JDK 8 uptime stamp (then "[", or a -XX:+PrintGCID "#n: ", or
+# a -XX:+PrintGCApplicationStoppedTime / ConcurrentTime line), a JSON layout's "{", or, in
+# any other log4j layout (thread first, no brackets), an unindented line with a level word
+# near its start. Anything else continues the entry before it (stack frames, "Caused by:",
+# exception lines, indented GC details).
 ENTRY_START = (
-    r"^(?:\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d|\[|\d+[.,]\d+: \[|"
-    r"(?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL)\b)"
+    r"^(?:\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d|\[|\{\"|#\d+: \[|"
+    r"\d+[.,]\d+: (?:\[|#\d+: \[|Total time for which|Application time:)|"
+    rf"{_LEVELS}\b|(?!{_EXCEPTION_LINE}|Caused by:)\S[^\n]{{0,100}}?\b{_LEVELS}\b)"
 )
 # A lone record that only continues an entry (shippers that do not join lines).
-CONTINUATION = (
-    r"^(?:\s|Caused by:|\.\.\. \d+ more|[a-z][\w$]*(?:\.[\w$]+)+(?:Exception|Error|Throwable)\b)"
-)
-# "[2019-05-15 22:20:14,399]", "2019-05-15T22:20:14.399+0800", "[2026-11-22T10:00:00.123+0000]"
+CONTINUATION = rf"^(?:\s|Caused by:|\.\.\. \d+ more|{_EXCEPTION_LINE})"
+# The entry's own date and time: the first one in the first 120 characters, whatever the
+# layout puts before it (a level, a thread, a bracket): "[2019-05-15 22:20:14,399]",
+# "2015-05-19 16:52:48,758 ERROR", "[main] 2019-05-15T22:20:14.399+0800", "INFO  2019-...".
 TIMESTAMP = (
-    r"^(?:(?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL)\s+)?"
-    r"\[?(\d{4}-\d\d-\d\d)[ T](\d\d:\d\d:\d\d)(?:[,.](\d{1,9}))?"
+    r"^[^\n]{0,120}?(?<![\d.:-])(\d{4}-\d\d-\d\d)[ T](\d\d:\d\d:\d\d)(?:[,.](\d{1,9}))?"
     r"(Z|[+-]\d\d:?\d\d)?"
 )
-LEVEL = r"^\[?[^\]]{0,40}?\]?\s*\b(TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL)\b"
+# The log4j level: the first upper-case level word in the first 120 characters.
+LEVEL = rf"^[^\n]{{0,120}}?\b({_LEVELS[3:-1]})\b"
+# The family of an entry, from its first line. A JVM GC log line: unified logging decorators
+# with a gc or safepoint tag, or a JDK 6-8 line ("[GC", "[Full GC", "Total time for which
+# application threads were stopped", "{Heap before GC invocations="), possibly after its date,
+# uptime and -XX:+PrintGCID stamps.
+GC_LINE = (
+    r"^(?:\[[^\[\]\n]{0,80}\]){0,12}?\[(?:gc|safepoint)\b[\w,\s]{0,40}\]|"
+    rf"^{_JDK8_PREFIX}(?:\[(?:GC|Full GC)\b|Total time for which application threads|"
+    r"Application time: )|^\{Heap (?:before|after) GC invocations="
+)
+# A log4j line in any common layout: a level word near the start (GC logs have none in upper
+# case) or a JSON layout object.
+LOG4J_LINE = rf"^[^\n]{{0,120}}?\b{_LEVELS}\b|^\{{\""
+
 # The broker a Kafka line names as its own logger context: "[Partition t-0 broker=3]",
 # "[ReplicaManager broker=2]", "[Broker id=1]", "[KafkaServer id=3]", "[QuorumController id=1]".
 LINE_BROKER = (
@@ -665,8 +746,8 @@ LINE_BROKER = (
     r"GroupCoordinator id|TransactionCoordinator id|ReplicaFetcher replicaId)=(\d+)\b"
 )
 # JVM: "[12.345s]" (uptime) "[12345ms]" (uptimemillis) or JDK 8 "12.345: [" after a date stamp.
-UPTIME_UNIFIED = r"^(?:\[[^\]]*\])*?\[(\d+(?:[.,]\d+)?)(s|ms|ns)\]"
-UPTIME_JDK8 = r"^(?:\d{4}-\d\d-\d\dT[\d:.]+[+-]\d{4}: )?(\d+\.\d+): \["
+UPTIME_UNIFIED = r"^(?:\[[^\]]*\]){0,8}?\[(\d+(?:[.,]\d+)?)(s|ms|ns)\]"
+UPTIME_JDK8 = r"^(?:\d{4}-\d\d-\d\dT[\d:.]+[+-]\d{4}: )?(\d+\.\d+): (?:#\d+: )?\["
 # "Using G1", "Using Parallel", "Using The Z Garbage Collector", ... at JVM start (tag gc/init).
 USING_COLLECTOR = (
     r"\] Using (G1|Parallel|Serial|Shenandoah|The Z Garbage Collector|Concurrent Mark Sweep)\s*$"
@@ -701,6 +782,59 @@ class PatternTable:
         return tuple(p for p in self.patterns if p.family in families)
 
 
+# Line-shape expressions that run on every record (checked like the table's patterns).
+SHAPES: dict[str, str] = {
+    "ENTRY_START": ENTRY_START,
+    "CONTINUATION": CONTINUATION,
+    "GC_LINE": GC_LINE,
+    "LOG4J_LINE": LOG4J_LINE,
+    "TIMESTAMP": TIMESTAMP,
+    "LEVEL": LEVEL,
+    "LINE_BROKER": LINE_BROKER,
+    "UPTIME_UNIFIED": UPTIME_UNIFIED,
+    "UPTIME_JDK8": UPTIME_JDK8,
+    "USING_COLLECTOR": USING_COLLECTOR,
+}
+
+# Repetition of a group compiles, in java.util.regex, to a loop that recurses once per
+# iteration: "(?:a|bc)*" over 1 MB overflows a task thread's stack (a repeated single character
+# or class is iterative). A repeated group must be possessive ("*+", "++": Java then runs it
+# iteratively) or bounded by a small count.
+MAX_GROUP_REPEAT = 16
+_GROUP_QUANTIFIER = re.compile(r"(?:[*+?]|\{(\d+)(?:,(\d*))?\})([+?]?)")
+
+
+def recursion_hazards(regex: str) -> list[str]:
+    """Repeated groups in ``regex`` that make Java's matcher recurse once per repeat."""
+    found = []
+    i, in_class = 0, False
+    while i < len(regex):
+        c = regex[i]
+        if c == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+            if regex[i + 1 : i + 2] == "^":
+                i += 1
+            if regex[i + 1 : i + 2] == "]":  # "[]...]" and "[^]...]": a literal "]"
+                i += 1
+        elif c == ")":
+            m = _GROUP_QUANTIFIER.match(regex, i + 1)
+            if m and m.group(0)[0] != "?" and m.group(3) != "+":
+                low, high = m.group(1), m.group(2)
+                bounded = low is not None and (
+                    (high is None and int(low) <= MAX_GROUP_REPEAT)
+                    or (high not in (None, "") and int(high) <= MAX_GROUP_REPEAT)
+                )
+                if not bounded:
+                    found.append(f"repeated group '...{regex[max(0, i - 30) : m.end()]}'")
+        i += 1
+    return found
+
+
 def check_table(patterns: tuple[EventPattern, ...] = ALL_PATTERNS) -> list[str]:
     """Problems in the table (duplicate names, unknown events or groups); empty when sound."""
     problems = []
@@ -722,4 +856,6 @@ def check_table(patterns: tuple[EventPattern, ...] = ALL_PATTERNS) -> list[str]:
             continue
         for g in groups - GROUPS:
             problems.append(f"{p.name}: unknown group {g}")
+        for text in (p.regex, p.trigger):
+            problems.extend(f"{p.name}: {hazard}" for hazard in recursion_hazards(text))
     return problems

@@ -34,6 +34,19 @@ def _compiled(patterns: tuple[P.EventPattern, ...]) -> tuple[
 
 
 ENTRY_START = re.compile(P.ENTRY_START)
+GC_LINE = re.compile(P.GC_LINE)
+LOG4J_LINE = re.compile(P.LOG4J_LINE)
+
+
+def content_family(head: str) -> str | None:
+    """gc or kafka from an entry's first line; None when it shows neither."""
+    if GC_LINE.search(head):
+        return "gc"
+    if LOG4J_LINE.search(head):
+        return "kafka"
+    return None
+
+
 CONTINUATION = re.compile(P.CONTINUATION)
 
 
@@ -42,15 +55,19 @@ def classify(
     family: str = "auto",
     patterns: tuple[P.EventPattern, ...] = P.ALL_PATTERNS,
     scan_chars: int = 16_384,
+    hint: str | None = None,
 ) -> Classified:
-    """Classify one entry (``family``: auto, kafka or gc)."""
-    head = message.split("\n", 1)[0].removesuffix("\r")
+    """Classify one entry (``family``: auto, kafka or gc, forced; auto decides from the
+    entry's first line, then from ``hint``, the family its file name or shipper gives)."""
+    head = message.split("\n", 1)[0][:scan_chars].removesuffix("\r")
     body = message[:scan_chars]
     if not message or (not ENTRY_START.search(head) and CONTINUATION.search(head)):
         return Classified("unrecognised")
     any_trigger, table = _compiled(patterns)
     if not any_trigger.search(body):
         return Classified("unrecognised")
+    if family == "auto":
+        family = content_family(head) or hint or "auto"
     excluded = {"kafka": "gc", "gc": "kafka"}.get(family)
     suspect = None
     for p, regex, trigger in table:

@@ -86,6 +86,11 @@ def test_trigger_covers_pattern(case: Case) -> None:
         ("\tat kafka.log.LogCleaner.run(LogCleaner.scala:1)", False),  # stack frame
         ("java.lang.ArrayIndexOutOfBoundsException: 18", False),  # exception line
         (" (concurrent mode failure): 1K->1K(2K), 0.1 secs]", False),  # CMS continuation
+        ("kafka-scheduler-4 INFO  2019-05-15 22:20:14,399 k.c.Partition - x", True),  # no brackets
+        ('{"timeMillis":1431,"level":"INFO","message":"x"}', True),  # JSON layout
+        ("151.126: #12: [GC (Allocation Failure) [PSYoungGen", True),  # -XX:+PrintGCID
+        ("151.140: Total time for which application threads were stopped: 0.01 seconds", True),
+        ("org.apache.kafka.common.errors.SomeException: ERROR in request", False),  # exception
     ],
 )
 def test_entry_start(line: str, starts: bool) -> None:
@@ -106,3 +111,43 @@ def test_entry_start(line: str, starts: bool) -> None:
 def test_family_narrows_patterns(line: str, family: str, outcome: str) -> None:
     """The kind of a log limits which patterns apply."""
     assert classify(line, family).outcome == outcome
+
+
+def test_line_shapes_cannot_recurse_per_character() -> None:
+    """The shapes run on every record: no unbounded repetition of a group (Java recursion)."""
+    assert {
+        name: P.recursion_hazards(rx) for name, rx in P.SHAPES.items() if P.recursion_hazards(rx)
+    } == {}
+
+
+@pytest.mark.parametrize(
+    ("regex", "hazard"),
+    [
+        (r"(?:a|bc)*", True),
+        (r"(?:,\s?\d+)+x", True),
+        (r"(?:\[[^\]]*\])*?\[", True),
+        (r"(?:a|bc)*+", False),
+        (r"(?:\[[^\]]*\]){0,8}?\[", False),
+        (r"[^()]+\(\d+\)", False),
+        (r"(?!.*closing)x(?:y(?:a|b)+)?", True),
+    ],
+)
+def test_recursion_hazards(regex: str, hazard: bool) -> None:
+    """Group loops are found wherever they hide; possessive or small bounded ones are fine."""
+    assert bool(P.recursion_hazards(regex)) == hazard
+
+
+@pytest.mark.parametrize(
+    ("line", "hint", "event"),
+    [
+        ("[2017-10-12 16:52:38,141] ERROR [kafka-log-cleaner-thread-0], Error due to "
+         "(kafka.log.LogCleaner)", "gc", "log_cleaner_died"),  # kafka-logcleaner.log: "gc"
+        ("2019-05-15T22:25:59.422+0800: 21989402.560: [Full GC (Allocation Failure)  "
+         "8071M->4285M(8192M), 10.3987109 secs]", "kafka", "full_gc"),  # GC in kafkaServer.out
+        ("[0.052s][info][gc] GC(1) Pause Full (Ergonomics) 60M->30M(61M) 12.120ms", "kafka",
+         "full_gc"),
+    ],
+)  # fmt: skip
+def test_family_comes_from_content(line: str, hint: str, event: str) -> None:
+    """A file's name (or a shipper's kind) is only a hint: the line's own shape decides."""
+    assert classify(line, "auto", hint=hint).event == event
