@@ -6,8 +6,9 @@ trigger opened) and Slack incoming webhooks. One fault is one incident: its firs
 names the symptom and its candidate causes, a later one (reason ``cause``) the cause, under the
 same group key (Alertmanager format), ``dedup_key`` (PagerDuty) or incident tag (Slack: an
 incoming webhook cannot edit a message, ``chat.update`` needs a bot token and the message's
-``ts``; each update is a new message carrying the same ``[incident <id>]`` tag). Every request carries ``Idempotency-Key`` (the same for every attempt of
-one notification), an optional bearer token and an optional HMAC-SHA256 signature over
+``ts``; each update is a new message carrying the same ``[incident <id>]`` tag). Every
+request carries ``Idempotency-Key`` (the same for every attempt of one notification), an
+optional bearer token and an optional HMAC-SHA256 signature over
 ``<timestamp>.<body>``. No retry loop here: :func:`classify` says whether a failure is worth
 retrying (Alertmanager's ``Retrier.Check``), :func:`backoff_s` how long to wait.
 """

@@ -223,10 +223,10 @@ def classify_error(error: BaseException | str | None) -> str | None:
     text = text.split("\n=== Streaming Query ===", 1)[0]  # not the plan (it names sources)
     if _KAFKA_ERRORS.search(text):
         return None
-    python = _PY_ERROR.findall(text)
+    python: list[str] = _PY_ERROR.findall(text)
     if python:
         return python[-1].rsplit(".", 1)[-1]
-    jvm = _JVM_ERROR.findall(text)
+    jvm: list[str] = _JVM_ERROR.findall(text)
     if jvm:
         return jvm[0].rsplit(".", 1)[-1]
     return "Exception" if isinstance(error, str) else type(error).__name__

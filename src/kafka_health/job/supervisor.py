@@ -3,10 +3,10 @@
 A query terminates when Kafka stays unreachable past the source's retries, or when a batch
 fails. The supervisor logs why, records it in :class:`~kafka_health.job.health.JobHealth`
 (a Kafka error: ``job_kafka_unreachable``, paging ``ClusterUnreachable``; any other error, a
-bug: ``job_query_failed`` with the exception's class, paging ``MonitorFailed``) and restarts the query with
-capped exponential backoff; a query that stayed up for ``backoff_max`` starts over from the
-initial backoff. It stops only when asked (an operator's signal), stopping every query within
-Spark's ``spark.sql.streaming.stopTimeout``.
+bug: ``job_query_failed`` with the exception's class, paging ``MonitorFailed``) and restarts
+the query with capped exponential backoff; a query that stayed up for ``backoff_max`` starts
+over from the initial backoff. It stops only when asked (an operator's signal), stopping every
+query within Spark's ``spark.sql.streaming.stopTimeout``.
 """
 
 from __future__ import annotations

@@ -71,8 +71,10 @@ def test_freeze_pages_at_once_then_the_same_incident_names_the_gc_and_resolves(
     assert gc.created_at - T0 == 13.0, "not after a group_interval"
     by_rule = {a.labels["alertname"]: a for a in gc.alerts}
     assert set(by_rule) == {"FullGCPauseOverSessionTimeout", "BrokerFailed", "CanaryWriteFailure"}
-    assert by_rule["FullGCPauseOverSessionTimeout"].annotations["cause"].startswith(
-        "Full GC on broker 3 paused it longer than its session timeout"
+    assert (
+        by_rule["FullGCPauseOverSessionTimeout"]
+        .annotations["cause"]
+        .startswith("Full GC on broker 3 paused it longer than its session timeout")
     )
     for symptom_rule in ("BrokerFailed", "CanaryWriteFailure"):
         assert by_rule[symptom_rule].annotations["cause"].startswith("Full GC pause on broker 3")
@@ -101,9 +103,10 @@ def test_a_gc_seen_within_the_group_wait_is_on_the_first_page(tmp_path: Path) ->
     assert page.created_at - T0 == 5.0, "the GC, a root cause, waits only root_group_wait_s"
     by_rule = {a.labels["alertname"]: a for a in page.alerts}
     assert set(by_rule) == {"FullGCPauseOverSessionTimeout"}, "the symptom is muted"
-    assert "Canary writes fail on broker 3" in by_rule[
-        "FullGCPauseOverSessionTimeout"
-    ].annotations["explains"]
+    assert (
+        "Canary writes fail on broker 3"
+        in by_rule["FullGCPauseOverSessionTimeout"].annotations["explains"]
+    )
     assert h.updates() == []
 
 
@@ -143,6 +146,7 @@ def test_a_stale_canary_pages_blindness_and_holds_its_alerts(tmp_path: Path) -> 
         publish(t, canary(t, 1.0))
     assert not h.firing("CanaryWriteFailure") and not h.firing("MonitorBlind")
     assert {a.labels["alertname"] for n in h.resolutions() for a in n.alerts} == {
-        "CanaryWriteFailure", "MonitorBlind"
+        "CanaryWriteFailure",
+        "MonitorBlind",
     }
     assert h.paged_rules() == ["CanaryWriteFailure", "MonitorBlind"], "no second page"

@@ -10,13 +10,13 @@ import json
 import pytest
 
 from kafka_health.alerting.webhook import (
-    incident_id,
     AlertPayload,
     DeliveryResult,
     HttpTransport,
     Notification,
     backoff_s,
     classify,
+    incident_id,
     parse_retry_after,
     render,
 )

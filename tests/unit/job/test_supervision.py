@@ -54,7 +54,7 @@ def test_classify_error(error: str, expected: str | None) -> None:
 @dataclass
 class FakeQuery:
     error: str | None
-    isActive: bool = False  # noqa: N815 (pyspark's name)
+    isActive: bool = False
 
     def exception(self) -> str | None:
         return self.error
