@@ -37,6 +37,9 @@ class NotifiedAlert:
     starts_at: float
     labels: dict[str, str]
     annotations: dict[str, str] = field(default_factory=dict)
+    cause: str = ""
+    """The fingerprint of the root cause it was told to have ("" when none): the same cause
+    with a new value in its summary is not a new update."""
 
 
 @dataclass
@@ -56,12 +59,12 @@ def needs_update(
 ) -> NotifyReason | None:
     """Why to notify: ``firing`` maps the group's unmuted firing alerts to their start,
     ``resolved`` are fingerprints of notified alerts that are no longer firing, ``causes``
-    the cause now named for notified alerts that a cause explains."""
+    the root cause (fingerprint) now explaining notified alerts."""
     if entry is None or not entry.firing:
         return NotifyReason.FIRST if firing else None
     for fp, cause in (causes or {}).items():
         known = entry.firing.get(fp)
-        if known is not None and known.annotations.get("cause", "") != cause:
+        if known is not None and known.cause != cause:
             return NotifyReason.CAUSE
     for fp, starts_at in firing.items():
         known = entry.firing.get(fp)

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from prometheus_client import CollectorRegistry, Counter
 
-from kafka_health.alerting.causes import name_causes
+from kafka_health.alerting.causes import name_causes, root_of
 from kafka_health.alerting.engine import Alert, AlertState, Engine
 from kafka_health.alerting.exporter import ExportedAlert, Exporter, HealthCollector, Snapshot
 from kafka_health.alerting.group import GroupTimers, group_key, group_labels
@@ -166,6 +166,8 @@ class AlertService:
         self._threads: list[threading.Thread] = []
         self._last_push = 0.0
         self._saved_at = 0.0
+        self._roots: dict[str, str] = {}
+        """Each inhibited alert's root cause (fingerprint), from the last evaluation."""
 
     @classmethod
     def from_config(
@@ -300,6 +302,7 @@ class AlertService:
         alerts = self.engine.alerts
         inhibited = inhibitions(alerts.values(), self.rules.inhibit_rules, now)
         explained = {t: s for t, (s, _) in inhibited.items()}
+        self._roots = {t: root_of(t, explained) for t in explained}
         extra = name_causes(
             alerts, explained, {t: rule.cause for t, (_, rule) in inhibited.items() if rule.cause}
         )
@@ -347,7 +350,7 @@ class AlertService:
                 else:
                     resolved[fp] = told
             # Notified alerts a cause now explains: the incident is updated to name it.
-            causes = {fp: extra[fp]["cause"] for fp in kept if self._explained(fp, extra)}
+            causes = {fp: self._roots[fp] for fp in kept if self._explained(fp, extra)}
             reason = needs_update(
                 entry,
                 {fp: a.starts_at for fp, a in firing.items()},
@@ -370,7 +373,9 @@ class AlertService:
             if receiver.send_resolved:
                 payload += [self._resolved_payload(fp, told, now) for fp, told in resolved.items()]
             told_now = {
-                fp: NotifiedAlert(a.starts_at, a.labels, self._annotations(a, extra))
+                fp: NotifiedAlert(
+                    a.starts_at, a.labels, self._annotations(a, extra), causes.get(fp, "")
+                )
                 for fp, a in shown.items()
             }
             payload.sort(key=lambda a: (a.status != "firing", a.starts_at))  # as on the wire
@@ -390,6 +395,7 @@ class AlertService:
         alert = self.engine.alerts.get(fp)
         return (
             alert is not None
+            and fp in self._roots
             and bool(extra.get(fp, {}).get("cause"))
             and bool(alert.muted_by)
             and all(m.startswith("inhibited by ") for m in alert.muted_by)

@@ -150,3 +150,19 @@ def test_a_stale_canary_pages_blindness_and_holds_its_alerts(tmp_path: Path) -> 
         "MonitorBlind",
     }
     assert h.paged_rules() == ["CanaryWriteFailure", "MonitorBlind"], "no second page"
+
+
+def test_a_cause_whose_value_changes_is_not_a_new_update(tmp_path: Path) -> None:
+    """UnderMinIsr explains broker 1's NotEnoughReplicas failures; its summary carries the
+    partition count, which keeps changing: the incident is updated once, when it is named."""
+    h = Harness(tmp_path)
+
+    def signals(t: float) -> list[Signal]:
+        return [
+            sig("canary_availability_ratio", 0.5, t, broker_id=1),
+            sig("canary_send_failures", 30, t, broker_id=1, error_class="NotEnoughReplicas"),
+            sig("under_min_isr_partitions", 2 + int(t) % 5, t, broker_id=1),
+        ]
+
+    h.run(0, 120, signals, step=1)
+    assert [n.reason for n in h.sent] == ["first", "cause"]
