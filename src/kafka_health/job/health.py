@@ -202,7 +202,8 @@ class JobHealth(Collector):
 _KAFKA_ERRORS = re.compile(
     r"org\.apache\.kafka\.|KafkaException|Failed to construct kafka consumer|"
     r"Timed out waiting for a node assignment|TopicAuthorizationException|"
-    r"Timeout of \d+ms expired before|Cannot fetch offset|UNKNOWN_TOPIC_OR_PARTITION"
+    r"Timeout of \d+ms expired before|Cannot fetch offset|UNKNOWN_TOPIC_OR_PARTITION|"
+    r"sql\.kafka010\.|failOnDataLoss"
 )
 # A Python traceback's last line ("KeyError: 'x'") or a qualified JVM exception class.
 _PY_ERROR = re.compile(r"^\s*([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt)):", re.M)
