@@ -240,6 +240,7 @@ class MonitorJob:
 
     def run(self, stop: threading.Event, tick_s: float = 1.0) -> None:
         """Supervise the queries and publish on every tick until ``stop`` is set."""
+        self.board.live = True  # on the wall clock: a source that stops is stale
         ticker = threading.Thread(target=self._tick, args=(stop, tick_s), daemon=True)
         ticker.start()
         try:

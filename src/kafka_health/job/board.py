@@ -48,9 +48,10 @@ def stale_after(config: MonitorConfig) -> dict[str, float]:
 class SignalBoard:
     """Current signals, built from the rows of the job's queries.
 
-    A source (the canary's results, the prober's snapshots) whose newest observation is older
+    While ``live`` (the job runs on the wall clock, not over what the topics already hold), a
+    source (the canary's results, the prober's snapshots) whose newest observation is older
     than its ``stale_after`` is stale: its values are left out (unknown, not repeated) and
-    ``signal_stale`` / ``signal_age_seconds`` say so.
+    ``signal_stale`` / ``signal_age_seconds`` say so. A replay of past records is not stale.
     """
 
     def __init__(
@@ -58,9 +59,11 @@ class SignalBoard:
         job: JobConfig,
         clock: Callable[[], float] = time.time,
         stale_after: dict[str, float] | None = None,
+        live: bool = False,
     ) -> None:
         self._job = job
         self._clock = clock
+        self.live = live
         self._stale_after = stale_after or {
             "canary": 2 * job.trigger_interval_s + 3.0,
             "cluster_state": 2 * job.trigger_interval_s + 30.0,
@@ -178,6 +181,8 @@ class SignalBoard:
 
     def _stale(self, now: float) -> set[str]:
         # A source never seen is not stale (it may not be deployed); once seen, it must go on.
+        if not self.live:
+            return set()
         return {
             source
             for source, at in self._observed.items()
@@ -185,7 +190,9 @@ class SignalBoard:
         }
 
     def _staleness_signals(self, now: float, stale: set[str]) -> list[Signal]:
-        out = []
+        out: list[Signal] = []
+        if not self.live:
+            return out
         for source, at in sorted(self._observed.items()):
             scope = labels(source=source)
             age = max(0.0, now - at)

@@ -88,7 +88,7 @@ def _write_path_row(broker: str, end_s: float, last_send_s: float, successes: in
 
 def test_values_carry_their_observation_time_and_a_stopped_canary_is_stale() -> None:
     now = [1005.0]
-    board = SignalBoard(JobConfig(), clock=lambda: now[0], stale_after={"canary": 23.0})
+    board = SignalBoard(JobConfig(), clock=lambda: now[0], stale_after={"canary": 23.0}, live=True)
     board.on_write_path([_write_path_row("1", 1010.0, 1004.5, 8)])
     current = {s.name: s for s in board.signals() if s.labels == labels(broker_id="1")}
     ratio = current["canary_availability_ratio"]
@@ -112,7 +112,9 @@ def test_values_carry_their_observation_time_and_a_stopped_canary_is_stale() -> 
 
 def test_a_stale_prober_leaves_the_isr_values_out() -> None:
     now = [1000.0]
-    board = SignalBoard(JobConfig(), clock=lambda: now[0], stale_after={"cluster_state": 50.0})
+    board = SignalBoard(
+        JobConfig(), clock=lambda: now[0], stale_after={"cluster_state": 50.0}, live=True
+    )
     board.on_isr([Row(kind="broker", leader=1, offline=False, at_ms=999_000), Row(kind="end")])
     isr = [s for s in board.signals() if s.name == "under_replicated_partitions"]
     assert isr and all(s.at == 999.0 for s in isr), "observed at the snapshot's time"
@@ -122,6 +124,14 @@ def test_a_stale_prober_leaves_the_isr_values_out() -> None:
 
 
 def test_a_source_never_seen_is_not_stale() -> None:
-    board = SignalBoard(JobConfig(), clock=lambda: 10_000.0)
+    board = SignalBoard(JobConfig(), clock=lambda: 10_000.0, live=True)
     assert board.stale() == set()
     assert not [s for s in board.signals() if s.name == "signal_stale"]
+
+
+def test_a_replay_of_past_records_is_not_stale() -> None:
+    """Available-now runs (``--once``, tests, backfills) read what the topics hold."""
+    board = SignalBoard(JobConfig(), clock=lambda: 10_000.0, stale_after={"canary": 23.0})
+    board.on_write_path([_write_path_row("1", 1010.0, 1004.5, 8)])
+    assert board.stale() == set()
+    assert any(s.name == "canary_availability_ratio" for s in board.signals())
