@@ -439,9 +439,20 @@ class JobConfig:
     restart_backoff_initial_s: float = 2.0
     restart_backoff_max_s: float = 60.0
     stop_timeout_s: float = 30.0
+    stale_after_s: dict[str, float] = field(default_factory=dict)
+    """Per source (canary, cluster_state): newest observation older than this is stale. A
+    source not listed: two trigger intervals plus three of the source's own intervals."""
 
     def check(self, path: str) -> list[ConfigProblem]:
         problems = []
+        for source, seconds in self.stale_after_s.items():
+            if source not in ("canary", "cluster_state") or seconds <= 0:
+                problems.append(
+                    ConfigProblem(
+                        f"{path}.stale_after_s.{source}",
+                        "keys are canary or cluster_state, values positive seconds",
+                    )
+                )
         positive = ("window_s", "slide_s", "trigger_interval_s", "canary_silence_s",
                     "loss_grace_s", "loss_report_window_s", "coordinator_load_stuck_s",
                     "log_silence_s", "isr_expire_after_s", "restart_backoff_initial_s",
@@ -618,16 +629,19 @@ class AlertingConfig:
     enabled: bool = True
     rules_file: str = "conf/alerts.yaml"
     state_dir: str = "var/alerting"
-    tick_s: float = 5.0
-    signal_ttl_s: float = 180.0
-    """A signal series not reported again for this long is gone (its alert may resolve)."""
+    tick_s: float = 1.0
+    signal_ttl_s: float = 60.0
+    """A series given by ``submit`` (partial updates) and not reported again for this long is
+    gone. The job publishes full snapshots: its series go at once, and a stale source's values
+    are left out of them by the job (``signal_stale``)."""
     group_by: list[str] = field(default_factory=lambda: ["broker_id"])
-    group_wait_s: float = 30.0
-    """Also the time a late cause has to arrive (a frozen broker logs its GC on resuming)."""
-    root_group_wait_s: float = 10.0
+    group_wait_s: float = 3.0
+    """The first page's wait when a cause could still explain its alerts: a cause seen within
+    it is on the first page; one seen later updates the same incident at once."""
+    root_group_wait_s: float = 1.0
     """The first page's wait when all its alerts are root causes (no inhibit rule targets
     them): no cause can come later."""
-    group_interval_s: float = 30.0
+    group_interval_s: float = 10.0
     repeat_interval_s: float = 14400.0
     resolved_retention_s: float = 86400.0
     maintenance_window_s: float = 900.0

@@ -26,7 +26,10 @@ def labels(**values: str | int) -> LabelSet:
 class Signal:
     """One measured value of the cluster's health.
 
-    ``at`` is the event time the value describes (the end of its window), in epoch seconds.
+    ``at`` is when the value was observed, in epoch seconds: the newest evidence behind it (the
+    last canary send of its window, the cluster-state snapshot it comes from), or the end of
+    its event-time window for log counts; a value computed from elapsed time (an age, a
+    silence) is observed when it is computed. Never the time it was published.
     ``details`` carries what a page should show but a metric cannot: the lost sequence
     numbers, the list of under-replicated partitions, a GC cause.
     """
@@ -125,5 +128,27 @@ SIGNALS: dict[str, SignalSpec] = {
               "wall-clock time the query last completed a batch"),
         _spec("job_kafka_unreachable", Unit.GAUGE, "query",
               "1 while the query cannot read Kafka (terminated, restarting)"),
+        _spec("job_query_failed", Unit.GAUGE, "query exception",
+              "1 while the query is down after failing with a bug (not a Kafka error), by the "
+              "exception's class"),
+        # 10. Staleness: a source that stopped is reported here, and its values are left out.
+        _spec("signal_age_seconds", Unit.SECONDS, "source",
+              "time since the newest observation the job has of a source (canary, "
+              "cluster_state)"),
+        _spec("signal_stale", Unit.GAUGE, "source",
+              "1 while a source's values are unknown (older than its stale_after): they are "
+              "not published and their alerts hold"),
     ]
 }  # fmt: skip
+
+# The source each signal's values come from; a stale source's values are unknown, not healthy.
+SOURCE_SIGNALS: dict[str, tuple[str, ...]] = {
+    "canary": (
+        "canary_ack_latency_seconds", "canary_append_delay_seconds", "canary_sends",
+        "canary_send_failures", "canary_availability_ratio", "canary_partition_silent_seconds",
+    ),
+    "cluster_state": (
+        "under_replicated_partitions", "under_min_isr_partitions", "offline_partitions",
+    ),
+}  # fmt: skip
+SIGNAL_SOURCE = {name: source for source, names in SOURCE_SIGNALS.items() for name in names}

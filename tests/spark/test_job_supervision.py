@@ -44,9 +44,11 @@ def test_kafka_outage_is_reported_and_counting_resumes_exactly(
     class Under:
         config = base_config
 
+    # Its results are stamped in a 10-minute slot, not now: not stale for this test.
     config = job_config(
         Under, tmp_path, trigger_interval_s=1.0, restart_backoff_initial_s=1.0,
         restart_backoff_max_s=4.0, window_s=600.0, slide_s=600.0,
+        stale_after_s={"canary": 3600.0},
     )  # fmt: skip
     create_topics(config, partitions=1)
     base = slot_start(600.0) + 1000

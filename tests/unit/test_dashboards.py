@@ -211,6 +211,8 @@ LABEL_VALUES = {
     "acks": "all",
     "kind": "server",
     "query": "write_path",
+    "exception": "KeyError",
+    "source": "canary",
 }
 
 

@@ -27,7 +27,7 @@ from kafka_health.alerting.rules import (
 )
 from kafka_health.alerting.silence import matches_all
 from kafka_health.alerting.store import Series, SignalStore
-from kafka_health.model import Signal
+from kafka_health.model import SIGNAL_SOURCE, Signal
 
 MAX_DETAIL_ITEMS = 50
 log = logging.getLogger(__name__)
@@ -195,6 +195,16 @@ def _merge_details(series: list[Series], by: list[str]) -> tuple[dict[str, Any],
     return details, {k: sorted(v) for k, v in label_values.items()}
 
 
+def stale_sources(store: SignalStore) -> set[str]:
+    """The sources the job reports stale (``signal_stale``): their values are unknown."""
+    return {s.signal.label("source") for s in store.series("signal_stale") if s.signal.value > 0}
+
+
+def rule_sources(rule: RuleConfig) -> set[str]:
+    """The sources whose values a rule's conditions read."""
+    return {SIGNAL_SOURCE[c.signal] for c in rule.any_of if c.signal in SIGNAL_SOURCE}
+
+
 class Engine:
     """Evaluates enabled rules against a signal store; holds the alerts by fingerprint."""
 
@@ -215,6 +225,7 @@ class Engine:
                 if self._on_true(name, rule, fp, match, store, now):
                     changed.append(self.alerts[fp])
         self._adopt = {}
+        blind = stale_sources(store)
         for fp, alert in list(self.alerts.items()):
             if fp in seen:
                 continue
@@ -222,6 +233,8 @@ class Engine:
             if rule_config is None:  # the rule was removed or disabled
                 del self.alerts[fp]
                 continue
+            if alert.state == AlertState.FIRING and blind & rule_sources(rule_config):
+                continue  # its values are unknown, not healthy: it holds until they return
             if self._on_false(alert, rule_config, now):
                 changed.append(alert)
             expired = alert.ends_at is not None and now - alert.ends_at > self.resolved_retention_s
@@ -259,14 +272,19 @@ class Engine:
             and all(series.signal.label(k) == match.identifying.get(k, "") for k in rule.by)
         ]
         alert.details, alert.label_values = _merge_details([*match.series, *context], rule.by)
+        shown = {k: ", ".join(map(str, v)) if isinstance(v, list) else v
+                 for k, v in alert.details.items()}  # fmt: skip
+        shown.update({k: ", ".join(v) for k, v in alert.label_values.items()})
         values: dict[str, Any] = {
-            **alert.labels, "value": match.value, "threshold": match.threshold, "rule": name,
+            **shown, **alert.labels, "value": match.value, "threshold": match.threshold,
+            "rule": name,
             "where": f"broker {alert.broker_id}" if alert.broker_id else "the cluster",
         }  # fmt: skip
         alert.annotations = {
             key: render(template, values)
             for key, template in (
                 ("summary", rule.summary),
+                ("candidates", rule.candidates),
                 ("description", rule.description),
                 ("runbook", rule.runbook),
                 ("runbook_url", rule.runbook_url),

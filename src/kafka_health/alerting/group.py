@@ -5,7 +5,11 @@ and the causes that explain them, arrive first), or only ``root_group_wait_s`` w
 alert in it is a root cause that no inhibit rule could explain (a Full GC pause over the
 session timeout, a lost write: nothing later would change the page); later changes (new
 alerts, resolutions) wait until ``group_interval_s`` after the previous notification, as in
-Alertmanager; reminders go out without waiting.
+Alertmanager; reminders and cause updates (a notified alert's cause is now named: the GC line
+a frozen JVM writes when it resumes) go out without waiting.
+
+The waits are short (seconds) because the first page says what is known (the broker, the
+symptom, its candidate causes) and the same incident is updated once the cause arrives.
 """
 
 from __future__ import annotations
@@ -54,7 +58,7 @@ class GroupTimers:
             self._pending_since.pop(slot, None)
             return False
         since = self._pending_since.setdefault(slot, now)
-        if reason == NotifyReason.REPEAT:
+        if reason in (NotifyReason.REPEAT, NotifyReason.CAUSE):
             return True
         if entry is None or reason == NotifyReason.FIRST:
             wait = self.root_group_wait_s if roots_only else self.group_wait_s

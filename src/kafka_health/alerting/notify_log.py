@@ -26,6 +26,8 @@ class NotifyReason(StrEnum):
     RESOLVED = "resolved"
     REPEAT = "repeat"
     """Still firing after the repeat interval."""
+    CAUSE = "cause"
+    """A notified alert's cause is now known (or changed): the same incident, updated."""
 
 
 @dataclass
@@ -35,6 +37,9 @@ class NotifiedAlert:
     starts_at: float
     labels: dict[str, str]
     annotations: dict[str, str] = field(default_factory=dict)
+    cause: str = ""
+    """The fingerprint of the root cause it was told to have ("" when none): the same cause
+    with a new value in its summary is not a new update."""
 
 
 @dataclass
@@ -50,11 +55,17 @@ def needs_update(
     resolved: set[str],
     repeat_interval_s: float,
     now: float,
+    causes: Mapping[str, str] | None = None,
 ) -> NotifyReason | None:
     """Why to notify: ``firing`` maps the group's unmuted firing alerts to their start,
-    ``resolved`` are fingerprints of notified alerts that are no longer firing."""
+    ``resolved`` are fingerprints of notified alerts that are no longer firing, ``causes``
+    the root cause (fingerprint) now explaining notified alerts."""
     if entry is None or not entry.firing:
         return NotifyReason.FIRST if firing else None
+    for fp, cause in (causes or {}).items():
+        known = entry.firing.get(fp)
+        if known is not None and known.cause != cause:
+            return NotifyReason.CAUSE
     for fp, starts_at in firing.items():
         known = entry.firing.get(fp)
         if known is None or known.starts_at != starts_at:
@@ -67,11 +78,19 @@ def needs_update(
 
 
 def idempotency_key(
-    receiver: str, group_key: str, alerts: list[tuple[str, str, float]], repeat: int
+    receiver: str,
+    group_key: str,
+    alerts: list[tuple[str, str, float]],
+    repeat: int,
+    causes: list[str] | None = None,
 ) -> str:
-    """The key of one notification: receiver, group, each alert's (fingerprint, state, start)
-    and, for a reminder, its number. The same notification always has the same key."""
-    text = json.dumps([receiver, group_key, sorted(alerts), repeat], separators=(",", ":"))
+    """The key of one notification: receiver, group, each alert's (fingerprint, state, start),
+    for a reminder its number, and the causes it names (an update naming a cause is a new
+    notification). The same notification always has the same key."""
+    material: list[object] = [receiver, group_key, sorted(alerts), repeat]
+    if causes:
+        material.append(sorted(causes))
+    text = json.dumps(material, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 

@@ -118,6 +118,8 @@ class RuleConfig:
     label values to the alert (e.g. the error classes of canary failures)."""
     labels: dict[str, str] = field(default_factory=dict)
     summary: str = ""
+    candidates: str = ""
+    """What may cause it, shown on the first page before a cause is known (a template)."""
     description: str = ""
     runbook: str = ""
     runbook_url: str = ""

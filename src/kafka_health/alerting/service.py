@@ -23,7 +23,7 @@ from pathlib import Path
 
 from prometheus_client import CollectorRegistry, Counter
 
-from kafka_health.alerting.causes import name_causes
+from kafka_health.alerting.causes import name_causes, root_of
 from kafka_health.alerting.engine import Alert, AlertState, Engine
 from kafka_health.alerting.exporter import ExportedAlert, Exporter, HealthCollector, Snapshot
 from kafka_health.alerting.group import GroupTimers, group_key, group_labels
@@ -166,6 +166,8 @@ class AlertService:
         self._threads: list[threading.Thread] = []
         self._last_push = 0.0
         self._saved_at = 0.0
+        self._roots: dict[str, str] = {}
+        """Each inhibited alert's root cause (fingerprint), from the last evaluation."""
 
     @classmethod
     def from_config(
@@ -300,6 +302,7 @@ class AlertService:
         alerts = self.engine.alerts
         inhibited = inhibitions(alerts.values(), self.rules.inhibit_rules, now)
         explained = {t: s for t, (s, _) in inhibited.items()}
+        self._roots = {t: root_of(t, explained) for t in explained}
         extra = name_causes(
             alerts, explained, {t: rule.cause for t, (_, rule) in inhibited.items() if rule.cause}
         )
@@ -346,12 +349,15 @@ class AlertService:
                         kept[fp] = told
                 else:
                     resolved[fp] = told
+            # Notified alerts a cause now explains: the incident is updated to name it.
+            causes = {fp: self._roots[fp] for fp in kept if self._explained(fp, extra)}
             reason = needs_update(
                 entry,
                 {fp: a.starts_at for fp, a in firing.items()},
                 set(resolved),
                 self.config.repeat_interval_s,
                 now,
+                causes,
             )
             roots_only = bool(firing) and not any(
                 a.rule in self.explainable for a in firing.values()
@@ -361,19 +367,39 @@ class AlertService:
             assert reason is not None
             self.timers.flushed(receiver.name, key)
             repeat = entry.repeat + 1 if entry is not None and reason == NotifyReason.REPEAT else 0
-            payload = [self._payload(a, extra) for a in firing.values()]
+            # The explained alerts stay in the incident, firing, each naming its cause.
+            shown = {**firing, **{fp: alerts[fp] for fp in causes}}
+            payload = [self._payload(a, extra) for a in shown.values()]
             if receiver.send_resolved:
                 payload += [self._resolved_payload(fp, told, now) for fp, told in resolved.items()]
             told_now = {
-                fp: NotifiedAlert(a.starts_at, a.labels, self._annotations(a, extra))
-                for fp, a in firing.items()
+                fp: NotifiedAlert(
+                    a.starts_at, a.labels, self._annotations(a, extra), causes.get(fp, "")
+                )
+                for fp, a in shown.items()
             }
+            payload.sort(key=lambda a: (a.status != "firing", a.starts_at))  # as on the wire
             if payload:
-                notification = self._notification(receiver, key, reason, payload, repeat, now)
+                named = [f"{fp}:{cause}" for fp, cause in causes.items()]
+                notification = self._notification(
+                    receiver, key, reason, payload, repeat, now, named
+                )
                 if self.outbox.enqueue(notification, now):
                     result.append(notification)
             self.nflog.record(receiver.name, key, Entry({**kept, **told_now}, now, repeat))
         return result
+
+    def _explained(self, fp: str, extra: dict[str, dict[str, str]]) -> bool:
+        """Whether the alert is muted by a cause (not a silence or maintenance) named in
+        ``extra``."""
+        alert = self.engine.alerts.get(fp)
+        return (
+            alert is not None
+            and fp in self._roots
+            and bool(extra.get(fp, {}).get("cause"))
+            and bool(alert.muted_by)
+            and all(m.startswith("inhibited by ") for m in alert.muted_by)
+        )
 
     def _annotations(self, alert: Alert, extra: dict[str, dict[str, str]]) -> dict[str, str]:
         return {**alert.annotations, **extra.get(alert.fingerprint, {})}
@@ -411,6 +437,7 @@ class AlertService:
         alerts: list[AlertPayload],
         repeat: int,
         now: float,
+        causes: list[str] | None = None,
     ) -> Notification:
         firing = any(a.status == "firing" for a in alerts)
         return Notification(
@@ -420,7 +447,11 @@ class AlertService:
             status="firing" if firing else "resolved",
             reason=reason.value,
             idempotency_key=idempotency_key(
-                receiver.name, key, [(a.fingerprint, a.status, a.starts_at) for a in alerts], repeat
+                receiver.name,
+                key,
+                [(a.fingerprint, a.status, a.starts_at) for a in alerts],
+                repeat,
+                causes,
             ),
             alerts=alerts,
             cluster=self.cluster,

@@ -1,9 +1,14 @@
 """Webhook delivery: payload formats, one HTTP POST, and the classification of its outcome.
 
 Formats: Alertmanager's webhook (version 4, the default), PagerDuty Events API v2 (one event
-per group; ``dedup_key`` is the group, so a resolve closes what the trigger opened) and Slack
-incoming webhooks. Every request carries ``Idempotency-Key`` (the same for every attempt of
-one notification), an optional bearer token and an optional HMAC-SHA256 signature over
+per group; ``dedup_key`` is the group, so an update and a resolve reach the incident the first
+trigger opened) and Slack incoming webhooks. One fault is one incident: its first notification
+names the symptom and its candidate causes, a later one (reason ``cause``) the cause, under the
+same group key (Alertmanager format), ``dedup_key`` (PagerDuty) or incident tag (Slack: an
+incoming webhook cannot edit a message, ``chat.update`` needs a bot token and the message's
+``ts``; each update is a new message carrying the same ``[incident <id>]`` tag). Every
+request carries ``Idempotency-Key`` (the same for every attempt of one notification), an
+optional bearer token and an optional HMAC-SHA256 signature over
 ``<timestamp>.<body>``. No retry loop here: :func:`classify` says whether a failure is worth
 retrying (Alertmanager's ``Retrier.Check``), :func:`backoff_s` how long to wait.
 """
@@ -127,10 +132,19 @@ def title(n: Notification) -> str:
     names = ", ".join(dict.fromkeys(a.labels.get("alertname", "?") for a in shown))
     count = f":{len(firing)}" if firing else ""
     text = f"[{n.status.upper()}{count}] {n.cluster} {where}: {names}"
-    causes = [a.annotations["cause"] for a in firing if a.annotations.get("explains")]
+    roots = [a.annotations["cause"] for a in firing if a.annotations.get("explains")]
+    causes = roots or [a.annotations["cause"] for a in firing if a.annotations.get("cause")]
+    candidates = [a.annotations["candidates"] for a in firing if a.annotations.get("candidates")]
     if causes:
         text += f" (cause: {causes[0]})"
+    elif candidates:
+        text += f" (possible causes: {candidates[0]})"
     return text
+
+
+def incident_id(n: Notification) -> str:
+    """A short stable id of the notification's group: the same for every update of it."""
+    return hashlib.sha256(f"{n.cluster}/{n.group_key}".encode()).hexdigest()[:8]
 
 
 def _source(n: Notification) -> str:
@@ -189,7 +203,9 @@ def slack_payload(n: Notification, receiver: ReceiverConfig) -> dict[str, Any]:
             for k, v in a.labels.items()
             if k not in ("alertname", "severity")
         ]
-        text_parts = [a.annotations.get(k, "") for k in ("description", "cause", "explains")]
+        text_parts = [
+            a.annotations.get(k, "") for k in ("description", "candidates", "cause", "explains")
+        ]
         if a.annotations.get("runbook"):
             text_parts.append("Runbook: " + a.annotations["runbook"])
         attachments.append(
@@ -203,7 +219,9 @@ def slack_payload(n: Notification, receiver: ReceiverConfig) -> dict[str, Any]:
                 "ts": int(a.starts_at),
             }
         )
-    text = title(n) + (f" (+{truncated} more)" if truncated else "")
+    update = " update:" if n.reason == "cause" else ""
+    text = f"[incident {incident_id(n)}]{update} " + title(n)
+    text += f" (+{truncated} more)" if truncated else ""
     return {"text": text, "attachments": attachments}
 
 

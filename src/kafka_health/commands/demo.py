@@ -192,6 +192,9 @@ def print_signals(signals: list[Signal]) -> None:
             parts.append(f"{title} {fmt.format(sum(values) if scope is None else values[0])}")
     full_gc = sum(s.value for s in signals if s.name == "full_gc_count")
     parts.append(f"full GCs {full_gc:.0f}")
+    for stale in (s for s in signals if s.name == "signal_stale" and s.value > 0):
+        age = stale.details.get("age_s", "?")
+        parts.append(f"{stale.label('source')} UNKNOWN (no new data for {age} s)")
     print("signals: " + ("; ".join(parts) if parts else "(waiting for the first batches)"))
 
 

@@ -17,7 +17,7 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any, Protocol
 
 from kafka_health.config import MonitorConfig
-from kafka_health.job.board import CANARY_PARTITION, SignalBoard
+from kafka_health.job.board import CANARY_PARTITION, SignalBoard, stale_after
 from kafka_health.job.canary import canary_outcomes, write_path_windows
 from kafka_health.job.deadlines import log_deadline_requests
 from kafka_health.job.health import JobHealth, make_listener
@@ -56,7 +56,7 @@ class MonitorJob:
     ) -> None:
         self.spark = spark
         self.config = config
-        self.board = SignalBoard(config.job)
+        self.board = SignalBoard(config.job, stale_after=stale_after(config))
         self.health = JobHealth()
         self.parse_counts = ParseCounts()
         self.sinks = list(sinks)
@@ -240,6 +240,7 @@ class MonitorJob:
 
     def run(self, stop: threading.Event, tick_s: float = 1.0) -> None:
         """Supervise the queries and publish on every tick until ``stop`` is set."""
+        self.board.live = True  # on the wall clock: a source that stops is stale
         ticker = threading.Thread(target=self._tick, args=(stop, tick_s), daemon=True)
         ticker.start()
         try:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from kafka_health.config import JobConfig
+from kafka_health.config import JobConfig, MonitorConfig
 from kafka_health.job.canary import LEVEL_CLUSTER, LEVEL_PARTITION, QUANTILES
 from kafka_health.model import Signal, labels
 
@@ -33,12 +33,44 @@ class _Deadline:
     attr: str | None
 
 
-class SignalBoard:
-    """Current signals, built from the rows of the job's queries."""
+def stale_after(config: MonitorConfig) -> dict[str, float]:
+    """Seconds after its newest observation each source is stale: ``job.stale_after_s``, or two
+    trigger intervals (the job reads each source once per trigger) plus three of the source's
+    own intervals (a canary probe per second, a cluster-state snapshot every 10 s)."""
+    job = config.job
+    auto = {
+        "canary": 2 * job.trigger_interval_s + 3 * config.canary.interval_s,
+        "cluster_state": 2 * job.trigger_interval_s + 3 * config.cluster_state.interval_s,
+    }
+    return {**auto, **job.stale_after_s}
 
-    def __init__(self, job: JobConfig, clock: Callable[[], float] = time.time) -> None:
+
+class SignalBoard:
+    """Current signals, built from the rows of the job's queries.
+
+    While ``live`` (the job runs on the wall clock, not over what the topics already hold), a
+    source (the canary's results, the prober's snapshots) whose newest observation is older
+    than its ``stale_after`` is stale: its values are left out (unknown, not repeated) and
+    ``signal_stale`` / ``signal_age_seconds`` say so. A replay of past records is not stale.
+    """
+
+    def __init__(
+        self,
+        job: JobConfig,
+        clock: Callable[[], float] = time.time,
+        stale_after: dict[str, float] | None = None,
+        live: bool = False,
+    ) -> None:
         self._job = job
         self._clock = clock
+        self.live = live
+        self._stale_after = stale_after or {
+            "canary": 2 * job.trigger_interval_s + 3.0,
+            "cluster_state": 2 * job.trigger_interval_s + 30.0,
+            **job.stale_after_s,
+        }
+        # source -> epoch seconds of the newest observation from it
+        self._observed: dict[str, float] = {}
         self._lock = threading.Lock()
         # scope key -> window end (ms) -> latest row of that window
         self._write_path: dict[tuple[int, str | None, int | None], dict[int, Any]] = {}
@@ -68,6 +100,8 @@ class SignalBoard:
                 end_ms = round(row.window.end.timestamp() * 1000)
                 self._write_path.setdefault(key, {})[end_ms] = row
                 self._latest_send_ms = max(self._latest_send_ms, int(row.last_send_ms or 0))
+            if self._latest_send_ms:
+                self._observe("canary", self._latest_send_ms / 1000.0)
 
     def on_write_anomalies(self, rows: Iterable[Any]) -> None:
         """Rows of :func:`kafka_health.job.loss.write_anomalies` (final, append mode)."""
@@ -85,6 +119,8 @@ class SignalBoard:
                 self._deadlines[(row.scope, row.id)] = _Deadline(
                     row.state, last_seen, row.changed_ms / 1000.0, row.attr
                 )
+                if row.scope == CANARY_PARTITION and last_seen is not None:
+                    self._observe("canary", last_seen)
 
     def on_isr(self, rows: Iterable[Any]) -> None:
         """Rows of :func:`kafka_health.job.isr.track_isr`: elections, then the complete
@@ -105,6 +141,8 @@ class SignalBoard:
                     broker = str(row.leader)
                     _live, first, _last = self._brokers.get(broker, (False, now, now))
                     self._brokers[broker] = (not row.offline, first, now)
+                    if getattr(row, "at_ms", None):  # a snapshot's broker record: its time
+                        self._observe("cluster_state", row.at_ms / 1000.0)
             if complete:
                 self._unhealthy = unhealthy
 
@@ -119,15 +157,49 @@ class SignalBoard:
     # ------------------------------------------------------------------ output
 
     def signals(self) -> list[Signal]:
-        """Every current signal."""
+        """Every current signal; none of a stale source (see :meth:`stale`)."""
         now = self._clock()
         with self._lock:
             self._prune(now)
-            out = self._write_path_signals(now)
+            stale = self._stale(now)
+            out = [] if "canary" in stale else self._write_path_signals(now)
             out += self._anomaly_signals(now)
-            out += self._deadline_signals(now)
-            out += self._isr_signals(now)
+            out += self._deadline_signals(now, canary_stale="canary" in stale)
+            if "cluster_state" not in stale:
+                out += self._isr_signals(now)
             out += self._log_signals(now)
+            out += self._staleness_signals(now, stale)
+        return out
+
+    def stale(self) -> set[str]:
+        """The sources whose newest observation is older than their ``stale_after``."""
+        with self._lock:
+            return self._stale(self._clock())
+
+    def _observe(self, source: str, at: float) -> None:
+        self._observed[source] = max(self._observed.get(source, 0.0), at)
+
+    def _stale(self, now: float) -> set[str]:
+        # A source never seen is not stale (it may not be deployed); once seen, it must go on.
+        if not self.live:
+            return set()
+        return {
+            source
+            for source, at in self._observed.items()
+            if now - at > self._stale_after.get(source, float("inf"))
+        }
+
+    def _staleness_signals(self, now: float, stale: set[str]) -> list[Signal]:
+        out: list[Signal] = []
+        if not self.live:
+            return out
+        for source, at in sorted(self._observed.items()):
+            scope = labels(source=source)
+            age = max(0.0, now - at)
+            detail = {"observed_at": at, "age_s": round(age, 3),
+                      "stale_after_s": self._stale_after.get(source)}  # fmt: skip
+            out.append(Signal("signal_age_seconds", scope, age, now, detail))
+            out.append(Signal("signal_stale", scope, float(source in stale), now, detail))
         return out
 
     def lost_writes(self) -> list[tuple[int, str, int]]:
@@ -169,11 +241,12 @@ class SignalBoard:
     def _write_path_signals(self, now: float) -> list[Signal]:
         out: list[Signal] = []
         current = self.current_window_end_ms()
-        at = current / 1000.0
         for (level, broker, partition), windows in self._write_path.items():
             row = windows.get(current)
             if row is None:  # nothing from this scope in the current window
                 continue
+            # observed: the newest send of the window (not its end, not now)
+            at = int(row.last_send_ms) / 1000.0 if row.last_send_ms else current / 1000.0
             scope: dict[str, str | int] = {}
             if broker is not None:
                 scope["broker_id"] = broker
@@ -221,6 +294,9 @@ class SignalBoard:
         for canary_id, partition, seq, acks, kind in self._anomalies:
             del canary_id
             grouped.setdefault((kind, partition, acks), []).append(seq)
+        found: dict[tuple[str, int, str], float] = {}
+        for (_c, partition, _seq, acks, kind), seen in self._anomalies.items():
+            found[(kind, partition, acks)] = max(found.get((kind, partition, acks), 0.0), seen)
         out = []
         for (kind, partition, acks), seqs in sorted(grouped.items()):
             name = "canary_lost_writes" if kind == "lost" else "canary_duplicate_writes"
@@ -229,18 +305,19 @@ class SignalBoard:
                     name,
                     labels(partition=partition, acks=acks),
                     float(len(seqs)),
-                    now,
+                    found[(kind, partition, acks)],  # observed: when the newest was found
                     {"seqs": sorted(seqs)},
                 )
             )
         return out
 
-    def _deadline_signals(self, now: float) -> list[Signal]:
+    def _deadline_signals(self, now: float, canary_stale: bool = False) -> list[Signal]:
+        """Ages and silences: computed from elapsed time, so observed ``now``."""
         out = []
         stuck_by_broker: dict[str, list[str]] = {}
         for (scope, ident), deadline in self._deadlines.items():
             age = None if deadline.last_seen_s is None else max(0.0, now - deadline.last_seen_s)
-            if scope == CANARY_PARTITION and age is not None:
+            if scope == CANARY_PARTITION and age is not None and not canary_stale:
                 silent = age if deadline.state == "expired" else 0.0
                 out.append(
                     Signal(
@@ -295,6 +372,7 @@ class SignalBoard:
         return out
 
     def _isr_signals(self, now: float) -> list[Signal]:
+        now = self._observed.get("cluster_state", now)  # observed: the newest snapshot
         out = []
         for name, flag in (
             ("under_replicated_partitions", "under_replicated"),

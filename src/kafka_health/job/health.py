@@ -3,11 +3,16 @@
 Spark calls the listener on its listener bus thread; :class:`JobHealth` keeps the latest
 figures per query under a lock, exports them to Prometheus (a custom collector, values built
 at scrape time) and as Signals for the alert engine (``job_last_batch_timestamp``,
-``job_kafka_unreachable``).
+``job_kafka_unreachable``, ``job_query_failed``).
+
+A termination is classified by :func:`classify_error`: an error of the Kafka client (the
+transport cannot be read) is ``job_kafka_unreachable`` (ClusterUnreachable); anything else (a
+bug in a batch) is ``job_query_failed`` with the exception's class (MonitorFailed).
 """
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -39,6 +44,10 @@ class QueryHealth:
     restarts_total: int = 0
     terminations_total: int = 0
     last_error: str | None = None
+    failed_with: str | None = None
+    """The exception class of a termination that was not Kafka's; None once a batch runs."""
+    sources: tuple[str, ...] = ()
+    """What the query reads, from its progress (e.g. ``KafkaV2[Subscribe[topic]]``)."""
 
 
 class JobHealth(Collector):
@@ -70,6 +79,7 @@ class JobHealth(Collector):
         with self._lock:
             health = self._queries.setdefault(name, QueryHealth())
             health.active = True
+            health.failed_with = None
             health.last_batch_s = self._clock()
             health.batch_duration_s = float(progress.batchDuration) / 1000.0
             health.input_rows_per_s = float(progress.inputRowsPerSecond or 0.0)
@@ -86,13 +96,21 @@ class JobHealth(Collector):
                 metrics = source.metrics or {}
                 behind += float(metrics.get("maxOffsetsBehindLatest", 0) or 0)
             health.offsets_behind = behind
+            described = tuple(
+                str(getattr(source, "description", "") or "") for source in progress.sources or []
+            )
+            if any(described):
+                health.sources = described
 
-    def on_terminated(self, name: str, error: str | None) -> None:
+    def on_terminated(self, name: str, error: str | None, failed_with: str | None = None) -> None:
+        """The query stopped with ``error`` (text); ``failed_with``: the exception class when
+        it was not Kafka's (a bug), else None (Kafka could not be read)."""
         with self._lock:
             health = self._queries.setdefault(name, QueryHealth())
             health.active = False
             health.terminations_total += 1
             health.last_error = error
+            health.failed_with = failed_with
 
     def on_restart(self, name: str) -> None:
         with self._lock:
@@ -105,17 +123,31 @@ class JobHealth(Collector):
         with self._lock:
             for name, health in sorted(self._queries.items()):
                 scope = labels(query=name)
+                reads = {"sources": list(health.sources)}
                 if health.last_batch_s is not None:
-                    out.append(Signal("job_last_batch_timestamp", scope, health.last_batch_s, now))
+                    out.append(
+                        Signal("job_last_batch_timestamp", scope, health.last_batch_s, now, reads)
+                    )
+                unreachable = not health.active and health.failed_with is None
                 out.append(
                     Signal(
                         "job_kafka_unreachable",
                         scope,
-                        0.0 if health.active else 1.0,
+                        1.0 if unreachable else 0.0,
                         now,
-                        {"error": health.last_error or ""},
+                        {"error": health.last_error or "", **reads},
                     )
                 )
+                if health.failed_with is not None:
+                    out.append(
+                        Signal(
+                            "job_query_failed",
+                            labels(query=name, exception=health.failed_with),
+                            1.0,
+                            now,
+                            {"error": health.last_error or "", **reads},
+                        )
+                    )
         return out
 
     def collect(self) -> Iterator[GaugeMetricFamily | CounterMetricFamily]:
@@ -164,6 +196,41 @@ class JobHealth(Collector):
             for name, health in sorted(queries.items()):
                 counter.add_metric([name], float(get(health) or 0.0))
             yield counter
+
+
+# Kafka's client exceptions (and Spark's wrappers of them) mean the transport cannot be read.
+_KAFKA_ERRORS = re.compile(
+    r"org\.apache\.kafka\.|KafkaException|Failed to construct kafka consumer|"
+    r"Timed out waiting for a node assignment|TopicAuthorizationException|"
+    r"Timeout of \d+ms expired before|Cannot fetch offset|UNKNOWN_TOPIC_OR_PARTITION|"
+    r"sql\.kafka010\.|failOnDataLoss"
+)
+# A Python traceback's last line ("KeyError: 'x'") or a qualified JVM exception class.
+_PY_ERROR = re.compile(r"^\s*([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt)):", re.M)
+_JVM_ERROR = re.compile(r"\b((?:[a-z_]\w*\.)+[A-Z]\w*(?:Error|Exception))\b")
+
+
+def classify_error(error: BaseException | str | None) -> str | None:
+    """None when a query's termination error is Kafka's (cannot read), else the class of the
+    exception that killed it: the innermost Python exception of a ``foreachBatch`` traceback,
+    else the first JVM exception class named, else the error's own type."""
+    if error is None:
+        return None
+    text = str(error)
+    for attr in ("desc", "stackTrace"):
+        extra = getattr(error, attr, None)
+        if isinstance(extra, str):
+            text += "\n" + extra
+    text = text.split("\n=== Streaming Query ===", 1)[0]  # not the plan (it names sources)
+    if _KAFKA_ERRORS.search(text):
+        return None
+    python: list[str] = _PY_ERROR.findall(text)
+    if python:
+        return python[-1].rsplit(".", 1)[-1]
+    jvm: list[str] = _JVM_ERROR.findall(text)
+    if jvm:
+        return jvm[0].rsplit(".", 1)[-1]
+    return "Exception" if isinstance(error, str) else type(error).__name__
 
 
 def _age(timestamp: str | None, now: float) -> float | None:

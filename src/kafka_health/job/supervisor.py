@@ -2,10 +2,11 @@
 
 A query terminates when Kafka stays unreachable past the source's retries, or when a batch
 fails. The supervisor logs why, records it in :class:`~kafka_health.job.health.JobHealth`
-(``job_kafka_unreachable`` pages through ``ClusterUnreachable``) and restarts the query with
-capped exponential backoff; a query that stayed up for ``backoff_max`` starts over from the
-initial backoff. It stops only when asked (an operator's signal), stopping every query within
-Spark's ``spark.sql.streaming.stopTimeout``.
+(a Kafka error: ``job_kafka_unreachable``, paging ``ClusterUnreachable``; any other error, a
+bug: ``job_query_failed`` with the exception's class, paging ``MonitorFailed``) and restarts
+the query with capped exponential backoff; a query that stayed up for ``backoff_max`` starts
+over from the initial backoff. It stops only when asked (an operator's signal), stopping every
+query within Spark's ``spark.sql.streaming.stopTimeout``.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kafka_health.config import JobConfig
-from kafka_health.job.health import JobHealth
+from kafka_health.job.health import JobHealth, classify_error
 
 log = logging.getLogger(__name__)
 
@@ -75,9 +76,11 @@ class Supervisor:
                     slot.backoff = self._job.restart_backoff_initial_s
                 continue
             if slot.query is not None:
-                error = _describe(slot.query.exception())
+                exception = slot.query.exception()
+                error = _describe(exception)
                 log.error("query %s terminated: %s; restart in %.0f s", name, error, slot.backoff)
-                self._health.on_terminated(name, error)
+                failed = classify_error(exception) if exception is not None else None
+                self._health.on_terminated(name, error, failed)
                 slot.query = None
                 slot.next_start = now + slot.backoff
                 slot.backoff = min(slot.backoff * 2, self._job.restart_backoff_max_s)
@@ -93,7 +96,7 @@ class Supervisor:
             slot.query = slot.definition.start()
         except Exception as exc:  # a start failure is retried like a termination
             log.error("query %s could not start: %s", name, exc)
-            self._health.on_terminated(name, _describe(exc))
+            self._health.on_terminated(name, _describe(exc), classify_error(exc))
             slot.next_start = now + slot.backoff
             slot.backoff = min(slot.backoff * 2, self._job.restart_backoff_max_s)
             slot.started_at = slot.started_at or now

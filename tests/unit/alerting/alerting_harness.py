@@ -226,6 +226,17 @@ class Harness:
             )
         ]
 
+    def incidents(self) -> dict[str, list[Notification]]:
+        """The notifications of each group key (one incident each), in delivery order."""
+        found: dict[str, list[Notification]] = {}
+        for n in self.sent:
+            found.setdefault(n.group_key, []).append(n)
+        return found
+
+    def updates(self) -> list[Notification]:
+        """Notifications that name a cause of alerts already notified (same incident)."""
+        return [n for n in self.sent if n.reason == "cause"]
+
     def paged_rules(self) -> list[str]:
         """The rule of each alert instance (fingerprint, start) that was paged, once each."""
         seen: dict[tuple[str, float], str] = {}

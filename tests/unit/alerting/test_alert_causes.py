@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from alerting_harness import Harness, Signals, partitions, sig
+from alerting_harness import T0, Harness, Signals, partitions, sig
 
 from kafka_health.model import Signal
 
@@ -72,7 +72,14 @@ def test_session_expiry_seen_before_the_gc_still_names_the_gc(tmp_path: Path) ->
     """Logs arrive out of order: the server log's expiry before the GC log's pause."""
     h = Harness(tmp_path)
     h.run(0, 300, gc_incident([8.0], zk_delay=-8.0))
-    assert h.paged_rules() == ["FullGCPauseOverSessionTimeout"]
+    [(key, notes)] = h.incidents().items()
+    assert key == '{broker_id="3"}'
+    assert h.paged_rules() == ["ZkSessionExpired"], "the GC came as the cause, not a page"
+    assert [n.reason for n in notes] == ["first", "cause"], "resolved after keep_firing_for"
+    zk_first = notes[0].alerts[0]
+    assert "GC pause" in zk_first.annotations["candidates"], "what may cause it, at once"
+    named = {a.labels["alertname"]: a for a in notes[1].alerts}
+    assert named["ZkSessionExpired"].annotations["cause"].startswith("Full GC pause on broker 3")
     h.run(305, 310, gc_incident([308.0], zk_delay=-8.0))
     [zk] = [a for a in h.alerts("ZkSessionExpired") if a.active]
     assert zk.muted_by == [
@@ -109,9 +116,17 @@ def test_the_gc_logged_after_its_symptoms_is_still_the_one_page(tmp_path: Path) 
 
     h.run(0, 400, signals)
     assert h.alerts("BrokerFailed") and h.alerts("CanaryWriteLatencyHigh")
-    assert h.paged_rules() == ["FullGCPauseOverSessionTimeout"]
-    [page] = h.pages()
-    explains = page.alerts[0].annotations["explains"]
+    # Each symptom paged within the group wait, then its incident was updated to name the GC.
+    incidents = h.incidents()
+    assert sorted(incidents) == ['{broker_id="1"}', '{broker_id="2"}', '{broker_id="3"}']
+    for key, notes in incidents.items():
+        assert [n.reason for n in notes][:2] == ["first", "cause"], key
+        assert notes[1].created_at == T0 + gc_at, "updated as soon as the GC was seen"
+        for alert in notes[1].alerts:
+            assert "Full GC" in alert.annotations["cause"], (key, alert.labels)
+    gc = next(a for a in incidents['{broker_id="3"}'][1].alerts if a.labels["alertname"]
+              == "FullGCPauseOverSessionTimeout")  # fmt: skip
+    explains = gc.annotations["explains"]
     assert "The controller saw broker 3 fail" in explains
     assert "p99 canary write latency on broker 1" in explains
 
@@ -131,9 +146,11 @@ def test_the_root_cause_text_comes_from_its_own_rule_not_a_symptoms(tmp_path: Pa
         return out
 
     h.run(0, 120, signals)
-    assert h.paged_rules() == ["FullGCPauseOverSessionTimeout"]
-    cause = h.pages()[0].alerts[0].annotations["cause"]
+    assert [n.reason for n in h.sent][:3] == ["first", "cause", "cause"]
+    last = {a.labels["alertname"]: a for a in h.updates()[-1].alerts}
+    cause = last["FullGCPauseOverSessionTimeout"].annotations["cause"]
     assert cause.startswith("Full GC on broker 3 paused it"), cause
+    assert last["CanaryWriteFailure"].annotations["cause"].startswith("Full GC pause")
 
 
 # (error classes of the canary failures on broker 1, the rules paged, why)
@@ -161,10 +178,20 @@ def test_min_isr_and_canary_failures(
         ]
 
     h.run(0, 90, signals)
-    assert sorted(h.paged_rules()) == paged, why
-    if paged == ["UnderMinIsr"]:
-        explains = h.pages()[0].alerts[0].annotations["explains"]
-        assert "Canary writes fail on broker 1" in explains
+    # The canary's failures page first (for_s 0; UnderMinIsr waits for_s 10): where min ISR
+    # explains them, the same incident is updated to name it, else it is one more alert.
+    [(_key, notes)] = h.incidents().items()
+    assert notes[0].reason == "first"
+    assert [a.labels["alertname"] for a in notes[0].alerts] == ["CanaryWriteFailure"]
+    assert sorted({a.labels["alertname"] for n in notes for a in n.alerts}) == sorted(
+        {*paged, "CanaryWriteFailure"}
+    )
+    final = {a.labels["alertname"]: a for a in notes[-1].alerts}
+    explained = "cause" in final["CanaryWriteFailure"].annotations
+    assert explained is (paged == ["UnderMinIsr"]), why
+    if explained:
+        assert notes[-1].reason == "cause"
+        assert "Canary writes fail on broker 1" in final["UnderMinIsr"].annotations["explains"]
 
 
 def _broker_failure_and_urp(replicas: tuple[int, ...] | None) -> Signals:

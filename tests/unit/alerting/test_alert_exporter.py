@@ -16,7 +16,7 @@ def test_signals_alerts_heartbeat_and_counters(tmp_path: Path) -> None:
     h = Harness(tmp_path)
     h.run(
         0,
-        45,  # UnderMinIsr fires at 10 (for_s), pages at 40 (group_wait 30 s)
+        45,  # UnderMinIsr fires at 10 (for_s), pages at 15 (group_wait 3 s, next tick)
         lambda t: [
             sig("under_min_isr_partitions", 2, t, broker_id=1),
             sig("canary_ack_latency_seconds", 0.02, t, broker_id=1, partition=0, quantile="0.99"),
@@ -29,7 +29,7 @@ def test_signals_alerts_heartbeat_and_counters(tmp_path: Path) -> None:
     assert reg.get_sample_value("kafka_health_canary_ack_latency_seconds", latency) == 0.02
     active = {
         "alertname": "UnderMinIsr", "severity": "critical", "state": "firing", "broker_id": "1",
-        "kind": "", "query": "",
+        "exception": "", "kind": "", "query": "", "source": "",
     }  # fmt: skip
     assert reg.get_sample_value("kafka_health_alert_active", active) == 1
     assert reg.get_sample_value("kafka_health_heartbeat_timestamp_seconds") == T0 + 45

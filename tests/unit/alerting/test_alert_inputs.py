@@ -32,9 +32,9 @@ def test_a_series_missing_from_the_next_snapshot_is_gone(tmp_path: Path) -> None
 def test_a_series_missing_from_partial_updates_lasts_until_the_ttl(tmp_path: Path) -> None:
     h = Harness(tmp_path)
     h.run(0, 25, lambda t: [sig("coordinator_loads_stuck", 1, t, broker_id=1)])
-    h.run(30, 200, lambda t: [sig("full_gc_count", 0, t, broker_id=2)])
-    assert h.firing("CoordinatorLoadStuck"), "submit is partial: the series holds for 180 s"
-    h.run(205, 300, lambda t: [])
+    h.run(30, 80, lambda t: [sig("full_gc_count", 0, t, broker_id=2)])
+    assert h.firing("CoordinatorLoadStuck"), "submit is partial: the series holds for 60 s"
+    h.run(85, 200, lambda t: [])
     assert not h.firing("CoordinatorLoadStuck")
 
 
@@ -52,12 +52,18 @@ def test_watched_query_without_batches_stalls(tmp_path: Path) -> None:
     h = Harness(tmp_path)
     h.clock.now = T0
     h.service.watch_query("logs")
-    for t in range(0, 130, 5):
+    for t in range(0, 30, 1):
         publish(h, t, [])  # the job's snapshots do not mention the query yet
+    assert not h.firing("MonitorStalled"), "three trigger intervals (30 s) not yet over"
+    for t in range(30, 35, 1):
+        publish(h, t, [])
     assert h.firing("MonitorStalled")
-    h.clock.now = T0 + 130
-    h.service.batch_completed("logs")
-    h.run(130, 200, lambda t: [])
+    assert [p.alerts[0].labels["alertname"] for p in h.pages()] == ["MonitorStalled"]
+    assert h.pages()[0].created_at - T0 <= 35, "paged within a group wait of the 30 s"
+    for t in range(35, 100, 5):
+        h.clock.now = T0 + t
+        h.service.batch_completed("logs")
+        h.tick(t)
     assert not h.firing("MonitorStalled")
 
 
@@ -65,8 +71,9 @@ def test_kafka_unreachable_fires_without_any_batch(tmp_path: Path) -> None:
     h = Harness(tmp_path)
     h.clock.now = T0
     h.service.kafka_unreachable("canary", True)
-    h.run(0, 60, lambda t: [])  # for_s 30, then group_wait 30 s
+    h.run(0, 5, lambda t: [], step=1)  # for_s 0, then group_wait 3 s
     assert h.paged_rules() == ["ClusterUnreachable"]
+    assert h.pages()[0].created_at - T0 <= 3.0
     h.service.kafka_unreachable("canary", False)
     h.run(65, 130, lambda t: [])
     assert h.resolutions("ClusterUnreachable")

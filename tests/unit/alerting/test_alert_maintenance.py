@@ -59,7 +59,7 @@ def rolling_restart(starts: dict[int, float], down_s: float = 60.0) -> Signals:
 
 def test_rolling_restart_of_three_brokers_pages_nobody(tmp_path: Path) -> None:
     h = Harness(tmp_path)
-    h.run(0, 2400, rolling_restart({1: 0.0, 2: 400.0, 3: 800.0}))
+    h.run(0, 2400, rolling_restart({1: 0.0, 2: 400.0, 3: 800.0}, down_s=150.0))
     fired = {a.rule for a in h.service.engine.alerts.values()}
     assert {"UnderReplicatedPartitions", "LeaderElectionStorm", "CanaryWriteFailure"} <= fired
     assert h.sent == [], [n.alerts for n in h.sent]
@@ -139,3 +139,32 @@ def test_a_symptom_still_holding_after_a_short_window_pages(tmp_path: Path) -> N
     h = Harness(tmp_path, maintenance_window_s=60)
     h.run(0, 300, _shutdown_then_fenced(fenced_until=300))
     assert h.paged_rules() == ["BrokerFailed"]
+
+
+@pytest.mark.parametrize("lag", [0.0, 1.0, 2.0])
+def test_a_short_group_wait_does_not_page_before_the_shutdown_line(
+    lag: float, tmp_path: Path
+) -> None:
+    """The shutdown line is logged before the broker goes away, so it normally arrives with or
+    before the first symptom; even arriving ``lag`` s after it (another query's batch), inside
+    group_wait_s (3 s), the symptom is judged as maintenance before its first page."""
+    h = Harness(tmp_path)
+
+    def signals(t: float) -> list[Signal]:
+        out = [sig("canary_availability_ratio", 0.2, t, broker_id=2),
+               sig("canary_send_failures", 10, t, broker_id=2,
+                   error_class="NotLeaderOrFollowerException")]  # fmt: skip
+        if t >= lag:
+            out.append(sig("controlled_shutdowns", 1, t, broker_id=2))
+        return out
+
+    h.run(0, 120, signals, step=1)
+    assert h.firing("CanaryWriteFailure"), "it fired, muted"
+    assert h.sent == []
+
+
+def test_a_shutdown_line_later_than_the_group_wait_is_too_late(tmp_path: Path) -> None:
+    """The bound of the above: a symptom seen group_wait_s before any shutdown line pages."""
+    h = Harness(tmp_path)
+    h.run(0, 10, lambda t: [sig("canary_availability_ratio", 0.2, t, broker_id=2)], step=1)
+    assert h.paged_rules() == ["CanaryWriteFailure"]

@@ -167,16 +167,16 @@ CASES = [
         per_broker("processor_uncaught_exceptions", 0), {"broker_id": "1"}, "threshold 0",
     ),
     Case(
-        "16 Kafka unreachable for 30 s", "ClusterUnreachable",
+        "16 Kafka unreachable", "ClusterUnreachable",
         always(lambda t: sig("job_kafka_unreachable", 1, t, query="logs")),
         always(lambda t: sig("job_kafka_unreachable", 0, t, query="logs")),
         always(lambda t: sig("job_kafka_unreachable", 0, t, query="logs")),
-        {}, "one alert for the cluster",
+        {"query": "logs"}, "one alert per query that cannot read",
     ),
     Case(
-        "17 no batch for over 120 s", "MonitorStalled",
+        "17 no batch for over 30 s (three trigger intervals)", "MonitorStalled",
         lambda t: [sig("job_last_batch_timestamp", T0, 0, query="logs")] if t == 0 else [],
-        always(lambda t: sig("job_last_batch_timestamp", T0 + t - 115, t, query="logs")),
+        always(lambda t: sig("job_last_batch_timestamp", T0 + t - 25, t, query="logs")),
         always(lambda t: sig("job_last_batch_timestamp", T0 + t, t, query="logs")),
         {"query": "logs"}, "absence fires: nothing is reported after the last batch",
     ),
@@ -191,6 +191,20 @@ CASES = [
         "19 the controller saw a broker fail", "BrokerFailed",
         per_broker("broker_failures", 1, 2), per_broker("broker_failures", 0, 2),
         per_broker("broker_failures", 0, 2), {"broker_id": "2"}, "threshold 0",
+    ),
+    Case(
+        "20 a query failed with a bug", "MonitorFailed",
+        always(lambda t: sig("job_query_failed", 1, t, query="logs", exception="KeyError")),
+        always(lambda t: sig("job_query_failed", 0, t, query="logs", exception="KeyError")),
+        always(lambda t: sig("job_query_failed", 0, t, query="logs", exception="KeyError")),
+        {"query": "logs", "exception": "KeyError"}, "by query and class",
+    ),
+    Case(
+        "21 a source went stale", "MonitorBlind",
+        always(lambda t: sig("signal_stale", 1, t, {"age_s": 30}, source="canary")),
+        always(lambda t: sig("signal_stale", 0, t, {"age_s": 2}, source="canary")),
+        always(lambda t: sig("signal_stale", 0, t, {"age_s": 2}, source="canary")),
+        {"source": "canary"}, "the job decides staleness; the rule pages it",
     ),
 ]  # fmt: skip
 
@@ -230,8 +244,12 @@ FOR_CASES = [
      "for_s 120: 115 s is not enough"),
     ("UnderReplicatedPartitions", "under_replicated_partitions", {"broker_id": 1}, 125, True,
      "for_s 120: 125 s is"),
-    ("ClusterUnreachable", "job_kafka_unreachable", {"query": "q"}, 25, False, "for_s 30"),
-    ("ClusterUnreachable", "job_kafka_unreachable", {"query": "q"}, 35, True, "for_s 30"),
+    ("UnderReplicatedPartitions", "under_replicated_partitions", {"broker_id": 1}, 0, False,
+     "for_s 120: not at once"),
+    ("ClusterUnreachable", "job_kafka_unreachable", {"query": "q"}, 0, True,
+     "for_s 0: a blind monitor says so at once"),
+    ("MonitorBlind", "signal_stale", {"source": "canary"}, 0, True,
+     "for_s 0: the job already waited stale_after"),
     ("UnderMinIsr", "under_min_isr_partitions", {"broker_id": 1}, 5, False, "for_s 10"),
     ("UnderMinIsr", "under_min_isr_partitions", {"broker_id": 1}, 15, True, "for_s 10"),
 ]  # fmt: skip
@@ -260,7 +278,8 @@ def test_shipped_rules_cover_the_issue() -> None:
         "UnderReplicatedPartitions", "LeaderElectionStorm", "FullGC",
         "FullGCPauseOverSessionTimeout", "FrequentFullGC", "ZkSessionExpired",
         "CoordinatorLoadStuck", "LogCleanerDead", "ProcessorUncaughtException",
-        "ClusterUnreachable", "MonitorStalled", "LogStreamSilent",
+        "ClusterUnreachable", "MonitorStalled", "LogStreamSilent", "MonitorFailed",
+        "MonitorBlind",
     ]  # fmt: skip
     for name in named:
         assert name in rules and rules[name].enabled, name

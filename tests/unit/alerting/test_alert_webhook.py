@@ -16,6 +16,7 @@ from kafka_health.alerting.webhook import (
     Notification,
     backoff_s,
     classify,
+    incident_id,
     parse_retry_after,
     render,
 )
@@ -78,10 +79,34 @@ def test_pagerduty_trigger_and_resolve_share_the_dedup_key() -> None:
 
 def test_slack_payload() -> None:
     body = json.loads(render(NOTE, dataclasses.replace(RECEIVER, format="slack")))
-    assert body["text"].startswith("[FIRING:1] prod broker_id=3: FullGCPauseOverSessionTimeout")
+    tag = f"[incident {incident_id(NOTE)}] "
+    assert body["text"].startswith(tag + "[FIRING:1] prod broker_id=3: FullGCPauseOverSessionTim")
     firing, resolved = body["attachments"]
     assert firing["color"] == "#d00000" and resolved["color"] == "#2eb886"
     assert "ZooKeeper session of broker 3 expired" in firing["text"]
+
+
+def test_updates_of_one_incident_carry_its_keys() -> None:
+    """Slack's incoming webhooks cannot edit a message: an update is a new message with the
+    same incident tag; PagerDuty's is a trigger with the same dedup_key; Alertmanager's the
+    same groupKey."""
+    symptom = dataclasses.replace(
+        URP, status="firing", ends_at=None,
+        annotations={"summary": "s", "candidates": "hung, long GC pause or network"},
+    )  # fmt: skip
+    first = dataclasses.replace(NOTE, alerts=[symptom], idempotency_key="k1")
+    update = dataclasses.replace(NOTE, reason="cause", idempotency_key="k2")
+    slack = dataclasses.replace(RECEIVER, format="slack")
+    texts = [json.loads(render(n, slack))["text"] for n in (first, update)]
+    assert "(possible causes: hung, long GC pause or network)" in texts[0]
+    assert texts[1].startswith(f"[incident {incident_id(NOTE)}] update: ")
+    assert texts[0].startswith(f"[incident {incident_id(NOTE)}] [FIRING")
+    assert "(cause: Full GC on broker 3" in texts[1]
+    pd = dataclasses.replace(RECEIVER, format="pagerduty", routing_key=Secret(env="X"))
+    keys = {json.loads(render(n, pd, "R"))["dedup_key"] for n in (first, update)}
+    assert len(keys) == 1
+    groups = {json.loads(render(n, RECEIVER))["groupKey"] for n in (first, update)}
+    assert groups == {'{broker_id="3"}'}
 
 
 def test_rendering_is_deterministic() -> None:

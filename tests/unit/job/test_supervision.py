@@ -1,0 +1,87 @@
+"""How a terminated query is seen: Kafka's errors are ClusterUnreachable, a bug in a batch is
+MonitorFailed with the exception's class (supervisor + JobHealth, fake queries, no Spark)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from kafka_health.config import JobConfig
+from kafka_health.job.health import JobHealth, classify_error
+from kafka_health.job.supervisor import QueryDefinition, Supervisor
+from kafka_health.model import labels
+
+# As PySpark 4.2 reports a foreachBatch function that raised (captured from a real run).
+FOREACH_BATCH_BUG = """An exception was raised by the Python Proxy. Return Message: Traceback \
+(most recent call last):
+  File "/venv/lib/python3.11/site-packages/py4j/clientserver.py", line 644, in _call_proxy
+    return_value = getattr(self.pool[obj_id], method)(*params)
+  File "/venv/lib/python3.11/site-packages/pyspark/sql/utils.py", line 163, in call
+    self.func(DataFrame(jdf, wrapped_session_jdf), batch_id)
+  File "/tmp/job.py", line 7, in bad
+    return {}["missing"]
+KeyError: 'missing'
+
+=== Streaming Query ===
+Identifier: write_path [id = 38fc0038, runId = c7b661b2]
+Current Committed Offsets: {KafkaV2[Subscribe[canary-results]]: {"canary-results":{"0":5}}}
+"""
+KAFKA_DOWN = (
+    "org.apache.kafka.common.errors.TimeoutException: Timed out waiting for a node assignment."
+    " Call: describeTopics"
+)
+PLAN_ERROR = (
+    "[UNRESOLVED_COLUMN.WITH_SUGGESTION] org.apache.spark.sql.AnalysisException: A column "
+    "`x` cannot be resolved"
+)
+
+
+@pytest.mark.parametrize(
+    ("error", "expected"),
+    [
+        (FOREACH_BATCH_BUG, "KeyError"),
+        (KAFKA_DOWN, None),
+        (PLAN_ERROR, "AnalysisException"),
+        ("Failed to construct kafka consumer", None),
+    ],
+    ids=["foreachBatch bug", "kafka timeout", "analysis error", "consumer"],
+)
+def test_classify_error(error: str, expected: str | None) -> None:
+    assert classify_error(error) == expected
+
+
+@dataclass
+class FakeQuery:
+    error: str | None
+    isActive: bool = False
+
+    def exception(self) -> str | None:
+        return self.error
+
+
+def _terminate_once(error: str) -> JobHealth:
+    health = JobHealth(clock=lambda: 100.0)
+    queries = iter([FakeQuery(error)])
+    supervisor = Supervisor(
+        [QueryDefinition("write_path", lambda: next(queries))], JobConfig(), health, lambda: 0.0
+    )
+    supervisor.check_once()  # starts it
+    supervisor.check_once()  # sees it terminated
+    return health
+
+
+def test_a_bug_in_a_batch_is_a_failed_query_not_an_unreachable_cluster() -> None:
+    signals = {(s.name, s.labels): s for s in _terminate_once(FOREACH_BATCH_BUG).signals()}
+    failed = signals[("job_query_failed", labels(query="write_path", exception="KeyError"))]
+    assert failed.value == 1.0
+    unreachable = signals[("job_kafka_unreachable", labels(query="write_path"))]
+    assert unreachable.value == 0.0
+
+
+def test_a_kafka_error_is_an_unreachable_cluster() -> None:
+    signals = {(s.name, s.labels): s for s in _terminate_once(KAFKA_DOWN).signals()}
+    assert signals[("job_kafka_unreachable", labels(query="write_path"))].value == 1.0
+    assert not [k for k in signals if k[0] == "job_query_failed"]
+    assert "node assignment" in signals[("job_kafka_unreachable", labels(query="write_path"))
+                                        ].details["error"]  # fmt: skip
