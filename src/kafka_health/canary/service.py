@@ -5,6 +5,11 @@ Start order: metrics endpoint, results publisher, topic manager, probe loop, clu
 prober. Kafka clients are created lazily and again after failures, so a canary started
 against a dead cluster keeps running, counting failures, and catches up when it recovers.
 Sequence state and the results buffer live in ``<canary.state_dir>/<canary.id>/``.
+
+Probes, the canary topic's management and the cluster-state prober's describes go to the
+monitored cluster (``kafka``); outcomes and snapshots go to the transport cluster
+(``config.transport_kafka()``, the monitored one unless ``transport`` names another), each
+through a producer of its own, so a hung monitored broker cannot hold them.
 """
 
 from __future__ import annotations
@@ -153,8 +158,46 @@ def state_producer_options(kafka: KafkaConfig, client_id: str) -> dict[str, Any]
     }
 
 
-def admin_options(kafka: KafkaConfig, client_id: str) -> dict[str, Any]:
-    return {**python_client_options(kafka), "client_id": client_id, "bootstrap_timeout_ms": 10_000}
+def admin_options(
+    kafka: KafkaConfig, client_id: str, request_timeout_s: float | None = None
+) -> dict[str, Any]:
+    """An admin client; ``request_timeout_s`` bounds each request (default: the client's)."""
+    options = {
+        **python_client_options(kafka),
+        "client_id": client_id,
+        "bootstrap_timeout_ms": 10_000,
+    }
+    if request_timeout_s is not None:
+        timeout_ms = int(request_timeout_s * 1000)
+        options["request_timeout_ms"] = timeout_ms
+        options["bootstrap_timeout_ms"] = max(timeout_ms, 1000)
+    return options
+
+
+def ensure_transport_topic(config: MonitorConfig, topic: str, partitions: int) -> None:
+    """Create one of the monitor's own topics on a separate transport cluster if missing.
+
+    Reported, not fatal (a managed cluster may forbid it): the producer is made either way.
+    On the monitored cluster the canary's topic manager creates them instead.
+    """
+    from kafka import KafkaAdminClient
+
+    if not config.separate_transport:
+        return
+    try:
+        admin = KafkaAdminClient(
+            **admin_options(config.transport_kafka(), f"{config.canary.id}-transport-topics")
+        )
+    except Exception as exc:
+        log.warning("cannot check %s on the transport: %s: %s", topic, type(exc).__name__, exc)
+        return
+    try:
+        if ensure_output_topic(admin, topic, partitions):
+            log.info("created %s on the transport cluster", topic)
+    except Exception as exc:
+        log.warning("cannot create %s on the transport: %s: %s", topic, type(exc).__name__, exc)
+    finally:
+        admin.close()
 
 
 class ClusterStateService:
@@ -207,17 +250,24 @@ class ClusterStateService:
     def _connect(self) -> ClusterStateProber:
         from kafka import KafkaAdminClient
 
-        kafka = self.config.kafka
+        settings = self.config.cluster_state
         name = f"{self.config.canary.id}-cluster-state"
-        self._admin = KafkaAdminClient(**admin_options(kafka, name))
+        # Describes go to the monitored cluster, each bounded so that a frozen broker fails
+        # this snapshot within the budget; snapshots go to the transport.
+        self._admin = KafkaAdminClient(
+            **admin_options(self.config.kafka, name, settings.request_timeout_s)
+        )
         topic = self.config.topics.cluster_state
-        try:
-            if ensure_output_topic(self._admin, topic, self.config.cluster_state.topic_partitions):
-                log.info("created %s", topic)
-        except Exception as exc:  # reported, not fatal: managed clusters may forbid it
-            log.warning("cannot create %s: %s: %s", topic, type(exc).__name__, exc)
+        if self.config.separate_transport:
+            ensure_transport_topic(self.config, topic, settings.topic_partitions)
+        else:
+            try:
+                if ensure_output_topic(self._admin, topic, settings.topic_partitions):
+                    log.info("created %s", topic)
+            except Exception as exc:  # reported, not fatal: managed clusters may forbid it
+                log.warning("cannot create %s: %s: %s", topic, type(exc).__name__, exc)
         self._sink = KafkaRecordSink(
-            new_producer(state_producer_options(kafka, name)), self.config.topics.cluster_state
+            new_producer(state_producer_options(self.config.transport_kafka(), name)), topic
         )
         return ClusterStateProber(
             source=AdminSnapshotSource(self._admin),
@@ -283,12 +333,7 @@ class CanaryService:
             for mode in modes
         }
         self._results_producer: Lazy[ResultsProducer] = Lazy(
-            "results",
-            lambda: KafkaResultsProducer(
-                new_producer(results_producer_options(kafka, f"{canary.id}-results"))
-            ),
-            clock,
-            RETRY_CLIENT_S,
+            "results", self._new_results_producer, clock, RETRY_CLIENT_S
         )
         self.probe_loop = ProbeLoop(
             canary_id=canary.id,
@@ -298,6 +343,7 @@ class CanaryService:
             sink=buffer_sink(self.buffer),
             clock=clock,
             metrics=self.metrics,
+            deadline_s=canary.probe_deadline_s,
         )
         self.publisher = ResultsPublisher(
             buffer=self.buffer,
@@ -306,10 +352,14 @@ class CanaryService:
             reset=lambda: self._results_producer.close(0.0),
             metrics=self.metrics,
         )
+        # The topic manager creates the output topics only where it manages the canary topic:
+        # on a separate transport their producers create them (ensure_transport_topic).
         outputs = {config.topics.canary_results: canary.results_partitions}
         run_state = canary.cluster_state if cluster_state is None else cluster_state
         if run_state:
             outputs[config.topics.cluster_state] = config.cluster_state.topic_partitions
+        if config.separate_transport:
+            outputs = {}
         self.topic_manager = TopicManager(
             lambda: KafkaAdminClient(**admin_options(kafka, f"{canary.id}-topic-manager")),
             topic,
@@ -324,6 +374,15 @@ class CanaryService:
         self._stops = {name: threading.Event() for name in ("publisher", "manager", "probes")}
         self._topic_ready = threading.Event()
         self._threads: dict[str, threading.Thread] = {}
+
+    def _new_results_producer(self) -> ResultsProducer:
+        """The results producer, on the transport (the results topic created there first)."""
+        config = self.config
+        ensure_transport_topic(
+            config, config.topics.canary_results, config.canary.results_partitions
+        )
+        options = results_producer_options(config.transport_kafka(), f"{config.canary.id}-results")
+        return KafkaResultsProducer(new_producer(options))
 
     def start(self) -> None:
         """Start every part (returns at once); a part that cannot start yet keeps retrying."""
