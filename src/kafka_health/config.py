@@ -195,6 +195,10 @@ class CanaryConfig:
     buffer_max_bytes: int = 64 * 1024 * 1024
     buffer_segment_bytes: int = 1024 * 1024
     results_partitions: int = 3
+    results_timeout_s: float = 3.0
+    """How long a batch of outcomes may wait for its acknowledgement before it is sent again
+    through a new producer: bounds how long a hung leader of a results partition holds them
+    (when the results share the monitored cluster)."""
     cluster_state: bool = True
     """Run the cluster-state prober in the canary's process too."""
     metrics_host: str = "0.0.0.0"
@@ -234,6 +238,8 @@ class CanaryConfig:
             )
         if self.results_partitions < 1:
             problems.append(ConfigProblem(f"{path}.results_partitions", "must be at least 1"))
+        if not 0.5 <= self.results_timeout_s <= 300:
+            problems.append(ConfigProblem(f"{path}.results_timeout_s", "must be 0.5 to 300"))
         if not self.state_dir.strip():
             problems.append(ConfigProblem(f"{path}.state_dir", "is required"))
         if self.metrics_port is not None and not 0 <= self.metrics_port <= 65535:
@@ -257,8 +263,9 @@ class ClusterStateConfig:
     """Partitions of ``topics.cluster_state`` when the canary creates it; with one, a
     snapshot's records stay in order (its closing record comes last)."""
     request_timeout_s: float = 3.0
-    """Bound of each describe request: a frozen broker fails the snapshot within it instead of
-    stalling the loop for ``kafka.client.request_timeout_s``."""
+    """Bound of each describe request and of each write of snapshot records: a frozen broker
+    fails the snapshot within it instead of stalling the loop for
+    ``kafka.client.request_timeout_s``."""
     metrics_host: str = "0.0.0.0"
     metrics_port: int | None = 9311
     """/metrics of ``kafka-health cluster-state`` (the canary serves its own port)."""

@@ -49,6 +49,8 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 RETRY_CLIENT_S = 5.0
+RESULTS_RETRY_S = 1.0
+"""The results producer is made again sooner: outcomes waiting are what pages."""
 TOPIC_READY_WAIT_S = 30.0
 """Probes wait at most this long for the topic manager's first successful round."""
 
@@ -121,10 +123,15 @@ def probe_producer_options(
     }
 
 
-def results_producer_options(kafka: KafkaConfig, client_id: str) -> dict[str, Any]:
+def results_producer_options(
+    kafka: KafkaConfig, client_id: str, timeout_s: float | None = None
+) -> dict[str, Any]:
     """The results producer: acks=all, one request in flight (in order); failed batches are
-    sent again from the on-disk buffer (at least once), so no idempotence is needed."""
+    sent again from the on-disk buffer (at least once), so no idempotence is needed.
+    ``timeout_s`` bounds each request (default: the client's request timeout)."""
     options = python_client_options(kafka)
+    if timeout_s is not None:
+        options["request_timeout_ms"] = int(timeout_s * 1000)
     return {
         **options,
         "client_id": client_id,
@@ -133,16 +140,24 @@ def results_producer_options(kafka: KafkaConfig, client_id: str) -> dict[str, An
         "max_in_flight_requests_per_connection": 1,
         "linger_ms": 5,
         "delivery_timeout_ms": options["request_timeout_ms"] + 1000,
-        "max_block_ms": 5000,
-        "bootstrap_timeout_ms": 10_000,
+        # Room for a second metadata request when the first went to a hung broker.
+        "max_block_ms": max(5000, 2 * options["request_timeout_ms"] - 1000),
+        # kafka-python bootstraps from one random server until this deadline: a hung one
+        # would hold the whole attempt, so attempts are short and repeated (RESULTS_RETRY_S).
+        "bootstrap_timeout_ms": options["request_timeout_ms"],
         "allow_auto_create_topics": False,
     }
 
 
-def state_producer_options(kafka: KafkaConfig, client_id: str) -> dict[str, Any]:
+def state_producer_options(
+    kafka: KafkaConfig, client_id: str, timeout_s: float | None = None
+) -> dict[str, Any]:
     """The snapshot producer: acks=1 so snapshots still go out while topics are under min
-    ISR (the moment they matter most); gzip, as 50,000 JSON records compress well."""
+    ISR (the moment they matter most); gzip, as 50,000 JSON records compress well.
+    ``timeout_s`` bounds each request (default: the client's request timeout)."""
     options = python_client_options(kafka)
+    if timeout_s is not None:
+        options["request_timeout_ms"] = int(timeout_s * 1000)
     return {
         **options,
         "client_id": client_id,
@@ -266,15 +281,17 @@ class ClusterStateService:
                     log.info("created %s", topic)
             except Exception as exc:  # reported, not fatal: managed clusters may forbid it
                 log.warning("cannot create %s: %s: %s", topic, type(exc).__name__, exc)
-        self._sink = KafkaRecordSink(
-            new_producer(state_producer_options(self.config.transport_kafka(), name)), topic
+        options = state_producer_options(
+            self.config.transport_kafka(), name, settings.request_timeout_s
         )
+        self._sink = KafkaRecordSink(new_producer(options), topic)
         return ClusterStateProber(
             source=AdminSnapshotSource(self._admin),
             sink=self._sink,
-            config=self.config.cluster_state,
+            config=settings,
             clock=self.clock,
             metrics=self.metrics,
+            flush_timeout_s=options["delivery_timeout_ms"] / 1000 + 1,
         )
 
     def _close(self) -> None:
@@ -333,7 +350,7 @@ class CanaryService:
             for mode in modes
         }
         self._results_producer: Lazy[ResultsProducer] = Lazy(
-            "results", self._new_results_producer, clock, RETRY_CLIENT_S
+            "results", self._new_results_producer, clock, RESULTS_RETRY_S
         )
         self.probe_loop = ProbeLoop(
             canary_id=canary.id,
@@ -351,6 +368,8 @@ class CanaryService:
             topic=config.topics.canary_results,
             reset=lambda: self._results_producer.close(0.0),
             metrics=self.metrics,
+            timeout_s=canary.results_timeout_s + 1.0,  # the producer's delivery timeout
+            backoff_max_s=RESULTS_RETRY_S * 2,
         )
         # The topic manager creates the output topics only where it manages the canary topic:
         # on a separate transport their producers create them (ensure_transport_topic).
@@ -381,7 +400,9 @@ class CanaryService:
         ensure_transport_topic(
             config, config.topics.canary_results, config.canary.results_partitions
         )
-        options = results_producer_options(config.transport_kafka(), f"{config.canary.id}-results")
+        options = results_producer_options(
+            config.transport_kafka(), f"{config.canary.id}-results", config.canary.results_timeout_s
+        )
         return KafkaResultsProducer(new_producer(options))
 
     def start(self) -> None:
