@@ -13,9 +13,7 @@ def test_without_a_transport_every_topic_is_read_from_the_monitored_cluster() ->
 
 
 def test_with_a_transport_only_the_canary_topic_is_read_from_the_monitored_cluster() -> None:
-    config = (
-        MonitorConfig().with_bootstrap(["monitored:9092"]).with_transport(["transport:9093"])
-    )
+    config = MonitorConfig().with_bootstrap(["monitored:9092"]).with_transport(["transport:9093"])
     topics = config.topics
     assert cluster_of(config, topics.canary).bootstrap_servers == ["monitored:9092"]
     for topic in (topics.canary_results, topics.broker_logs, topics.cluster_state):
