@@ -123,6 +123,29 @@ class KafkaConfig:
 
 
 @dataclass(frozen=True)
+class TransportConfig(KafkaConfig):
+    """The cluster that carries the monitor's own topics (canary results, broker logs, cluster
+    state, dead letters). No bootstrap servers means the monitored cluster itself.
+
+    A monitor that ships its evidence through the cluster it watches goes blind with it: a
+    hung broker that leads a results or log partition holds the very records that would page.
+    The canary topic always stays on the monitored cluster: it is what is probed.
+    """
+
+    def check(self, path: str) -> list[ConfigProblem]:
+        problems = super().check(path)
+        if not self.bootstrap_servers and self.client != KafkaClientConfig():
+            problems.append(
+                ConfigProblem(
+                    f"{path}.client",
+                    "has no effect without transport.bootstrap_servers (the monitored "
+                    "cluster's kafka.client is used)",
+                )
+            )
+        return problems
+
+
+@dataclass(frozen=True)
 class TopicsConfig:
     """Names of the topics the monitor reads and writes."""
 
@@ -156,6 +179,10 @@ class CanaryConfig:
     id: str = "kafka-health-canary"
     interval_s: float = 1.0
     send_timeout_s: float = 10.0
+    """The probe producer's request timeout: how long the client waits for an answer."""
+    probe_deadline_s: float = 3.0
+    """A probe unanswered this long has failed (``Timeout``), published at once; an answer
+    that comes later is only counted as late."""
     acks1_probe: bool = False
     partitions: int = 0
     replication_factor: int = 0
@@ -168,6 +195,10 @@ class CanaryConfig:
     buffer_max_bytes: int = 64 * 1024 * 1024
     buffer_segment_bytes: int = 1024 * 1024
     results_partitions: int = 3
+    results_timeout_s: float = 3.0
+    """How long a batch of outcomes may wait for its acknowledgement before it is sent again
+    through a new producer: bounds how long a hung leader of a results partition holds them
+    (when the results share the monitored cluster)."""
     cluster_state: bool = True
     """Run the cluster-state prober in the canary's process too."""
     metrics_host: str = "0.0.0.0"
@@ -182,6 +213,10 @@ class CanaryConfig:
             problems.append(ConfigProblem(f"{path}.interval_s", "must be 0.05 to 3600"))
         if not 0.1 <= self.send_timeout_s <= 120:
             problems.append(ConfigProblem(f"{path}.send_timeout_s", "must be 0.1 to 120"))
+        if not 0.1 <= self.probe_deadline_s <= max(0.1, self.send_timeout_s):
+            problems.append(
+                ConfigProblem(f"{path}.probe_deadline_s", "must be 0.1 to send_timeout_s")
+            )
         if self.manage_interval_s <= 0:
             problems.append(ConfigProblem(f"{path}.manage_interval_s", "must be positive"))
         for name in ("partitions", "replication_factor", "min_insync_replicas", "expected_brokers"):
@@ -203,6 +238,8 @@ class CanaryConfig:
             )
         if self.results_partitions < 1:
             problems.append(ConfigProblem(f"{path}.results_partitions", "must be at least 1"))
+        if not 0.5 <= self.results_timeout_s <= 300:
+            problems.append(ConfigProblem(f"{path}.results_timeout_s", "must be 0.5 to 300"))
         if not self.state_dir.strip():
             problems.append(ConfigProblem(f"{path}.state_dir", "is required"))
         if self.metrics_port is not None and not 0 <= self.metrics_port <= 65535:
@@ -225,6 +262,10 @@ class ClusterStateConfig:
     topic_partitions: int = 1
     """Partitions of ``topics.cluster_state`` when the canary creates it; with one, a
     snapshot's records stay in order (its closing record comes last)."""
+    request_timeout_s: float = 3.0
+    """Bound of each describe request and of each write of snapshot records: a frozen broker
+    fails the snapshot within it instead of stalling the loop for
+    ``kafka.client.request_timeout_s``."""
     metrics_host: str = "0.0.0.0"
     metrics_port: int | None = 9311
     """/metrics of ``kafka-health cluster-state`` (the canary serves its own port)."""
@@ -241,6 +282,8 @@ class ClusterStateConfig:
             problems.append(ConfigProblem(f"{path}.page_partitions", "must be 1 to 100000"))
         if self.topic_partitions < 1:
             problems.append(ConfigProblem(f"{path}.topic_partitions", "must be at least 1"))
+        if not 0.1 <= self.request_timeout_s <= 300:
+            problems.append(ConfigProblem(f"{path}.request_timeout_s", "must be 0.1 to 300"))
         if self.metrics_port is not None and not 0 <= self.metrics_port <= 65535:
             problems.append(ConfigProblem(f"{path}.metrics_port", "must be 0 to 65535 or null"))
         return problems
@@ -758,6 +801,7 @@ class MonitorConfig:
 
     cluster_name: str = "local"
     kafka: KafkaConfig = field(default_factory=KafkaConfig)
+    transport: TransportConfig = field(default_factory=TransportConfig)
     topics: TopicsConfig = field(default_factory=TopicsConfig)
     canary: CanaryConfig = field(default_factory=CanaryConfig)
     cluster_state: ClusterStateConfig = field(default_factory=ClusterStateConfig)
@@ -778,6 +822,23 @@ class MonitorConfig:
         return dataclasses.replace(
             self, kafka=dataclasses.replace(self.kafka, bootstrap_servers=list(servers))
         )
+
+    def with_transport(self, servers: list[str]) -> MonitorConfig:
+        """Return a copy whose own topics travel through ``servers`` (a separate cluster)."""
+        return dataclasses.replace(
+            self, transport=dataclasses.replace(self.transport, bootstrap_servers=list(servers))
+        )
+
+    @property
+    def separate_transport(self) -> bool:
+        """True when the monitor's own topics live on a cluster of their own."""
+        return bool(self.transport.bootstrap_servers)
+
+    def transport_kafka(self) -> KafkaConfig:
+        """The cluster of the monitor's own topics: ``transport``, else the monitored one."""
+        if self.separate_transport:
+            return KafkaConfig(list(self.transport.bootstrap_servers), self.transport.client)
+        return self.kafka
 
 
 # --------------------------------------------------------------------------------------------

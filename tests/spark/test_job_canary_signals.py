@@ -90,10 +90,15 @@ def test_known_latencies_give_exact_counts_and_percentiles(
     assert append[labels(quantile="0.5")].value == pytest.approx(0.25, abs=0.0011)
 
 
+@pytest.mark.parametrize("layout", ["one-cluster", "transport"])
 def test_missing_and_repeated_sequence_numbers_give_lost_and_duplicate_writes(
-    kafka_cluster: Any, spark: Any, tmp_path: Path
+    kafka_cluster: Any, spark: Any, tmp_path: Path, layout: str
 ) -> None:
+    """With a transport, the canary topic and the results come from two Kafka sources,
+    unioned (here both on the test cluster: the union is what is checked)."""
     config = job_config(kafka_cluster, tmp_path, loss_grace_s=5.0)
+    if layout == "transport":
+        config = config.with_transport(config.kafka.bootstrap_servers)
     create_topics(config)
     base = slot_start()
     results, canary = [], []

@@ -92,6 +92,25 @@ INVALID = [
         "Kafka would reject it later, at a worse time",
     ),
     (
+        "transport address",
+        "transport:\n  bootstrap_servers: [transport-kafka]\n",
+        "transport.bootstrap_servers[0]: 'transport-kafka' is not host:port",
+        "the transport is checked like the monitored cluster",
+    ),
+    (
+        "transport client without servers",
+        "transport:\n  client:\n    security_protocol: SSL\n",
+        "transport.client: has no effect without transport.bootstrap_servers (the monitored "
+        "cluster's kafka.client is used)",
+        "settings that silently do nothing would mislead",
+    ),
+    (
+        "probe deadline past the send timeout",
+        "canary:\n  probe_deadline_s: 12\n",
+        "canary.probe_deadline_s: must be 0.1 to send_timeout_s",
+        "the producer would give up before the deadline",
+    ),
+    (
         "section is not a mapping",
         "spark: local\n",
         "spark: expected a mapping, got a string",
@@ -159,3 +178,66 @@ def test_with_bootstrap_changes_only_the_servers() -> None:
     config = MonitorConfig().with_bootstrap(["127.0.0.1:9092"])
     assert config.kafka.bootstrap_servers == ["127.0.0.1:9092"]
     assert dataclasses.replace(config.kafka, bootstrap_servers=[]) == MonitorConfig().kafka
+
+
+def test_transport_defaults_to_the_monitored_cluster() -> None:
+    config = MonitorConfig().with_bootstrap(["10.0.0.1:9092"])
+    assert not config.separate_transport
+    assert config.transport_kafka() == config.kafka
+
+
+def test_transport_carries_its_own_servers_and_client() -> None:
+    config = parse_config(
+        "kafka:\n  bootstrap_servers: [monitored:9092]\n"
+        "transport:\n  bootstrap_servers: [transport:9093]\n"
+        "  client: {security_protocol: SSL, request_timeout_s: 5}\n"
+    )
+    assert config.separate_transport
+    transport = config.transport_kafka()
+    assert transport.bootstrap_servers == ["transport:9093"]
+    assert transport.client.security_protocol == "SSL"
+    assert config.kafka.client.security_protocol == "PLAINTEXT", "the monitored one is unchanged"
+    assert MonitorConfig().with_transport(["t:1"]).transport_kafka().bootstrap_servers == ["t:1"]
+
+
+def test_check_config_accepts_the_whole_config_with_a_transport(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The shipped file with a transport section (SASL, its own client) is valid; a broken
+    transport section is reported key by key."""
+    from kafka_health.cli import main
+
+    shipped = yaml.safe_load((REPO / "conf/monitor.yaml").read_text())
+    shipped["kafka"]["bootstrap_servers"] = ["kafka-1:9092", "kafka-2:9092"]
+    shipped["transport"] = {
+        "bootstrap_servers": ["monitor-kafka:9094"],
+        "client": {
+            "security_protocol": "SASL_SSL",
+            "sasl_mechanism": "SCRAM-SHA-512",
+            "sasl_username": "kafka-health",
+            "sasl_password": {"env": "KH_TRANSPORT_PASSWORD"},
+        },
+    }
+    good = tmp_path / "good.yaml"
+    good.write_text(yaml.safe_dump(shipped))
+    assert main(["check-config", str(good)]) == 0
+    printed = yaml.safe_load(capsys.readouterr().out)
+    assert printed["transport"]["bootstrap_servers"] == ["monitor-kafka:9094"]
+    assert printed["transport"]["client"]["sasl_password"].startswith("<redacted>")
+
+    shipped["transport"] = {
+        "bootstrap_servers": ["monitor-kafka"],
+        "client": {"security_protocol": "SASL_SSL", "request_timeout_s": 0},
+        "clinet": {},
+    }
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml.safe_dump(shipped))
+    assert main(["check-config", str(bad)]) == 2
+    errors = capsys.readouterr().err
+    for key in (
+        "transport.clinet: unknown key (did you mean 'client'?)",
+        "transport.bootstrap_servers[0]: 'monitor-kafka' is not host:port",
+        "transport.client.sasl_mechanism: required when security_protocol is SASL_SSL",
+        "transport.client.request_timeout_s: must be positive",
+    ):
+        assert key in errors

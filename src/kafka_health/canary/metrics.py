@@ -7,6 +7,7 @@ unknown)::
     kafka_health_canary_failures_total{partition,broker_id,acks,error_class}
     kafka_health_canary_ack_latency_seconds{partition,broker_id,acks}   histogram, 1 ms .. 30 s
     kafka_health_canary_last_success_timestamp_seconds{partition,acks}
+    kafka_health_canary_late_answers_total{acks,outcome}                  after the deadline
     kafka_health_canary_results_pending_records / _pending_bytes         on-disk buffer
     kafka_health_canary_results_delivered_total / _dropped_total
     kafka_health_canary_topic_actions_total{action,outcome}              topic management
@@ -62,6 +63,13 @@ class CanaryMetrics:
             ["partition", "acks"],
             registry=registry,
         )
+        self.late_answers = Counter(
+            f"{ns}_late_answers",
+            "Answers that came after their probe had failed at the probe deadline (Timeout); "
+            "not counted again. outcome: what the late answer was (ok, failed).",
+            ["acks", "outcome"],
+            registry=registry,
+        )
         self.pending_records = Gauge(
             f"{ns}_results_pending_records",
             "Outcomes in the on-disk buffer, not yet in the results topic.",
@@ -99,6 +107,9 @@ class CanaryMetrics:
             )
         else:
             self.failures.labels(*labels, outcome.error or "Unknown").inc()
+
+    def late_answer(self, acks: str, outcome: str) -> None:
+        self.late_answers.labels(acks, outcome).inc()
 
     def track_buffer(self, pending: Callable[[], int], pending_bytes: Callable[[], int]) -> None:
         """Read the buffer's size at scrape time."""

@@ -5,6 +5,14 @@ buffer and the metrics), then sends one ``acks=all`` probe per partition, plus a
 probe when enabled. A probe's outcome is measured on the injected clock from the send call
 to the producer's callback; its error class comes from :func:`failures.classify`. Rounds run
 at a fixed rate; rounds missed while the loop was blocked are skipped, not made up.
+
+Deadline: a probe still unanswered ``deadline_s`` after its send has failed with ``Timeout``,
+and the loop hands that outcome to the sink at once (it wakes for the earliest deadline, not
+only for rounds). A frozen leader keeps a request open until the client's own request timeout,
+and kafka-python completes the future only then; the outcome does not wait for it. The late
+answer, success or failure, is not counted again (only in ``late_answers``): each probe has
+exactly one outcome. A late success means the record was written; the loss detector then sees
+it in the canary topic without an acknowledged outcome, which is no anomaly.
 """
 
 from __future__ import annotations
@@ -13,9 +21,12 @@ import logging
 import queue
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
-from kafka_health.canary.clock import Clock, run_every
+from kafka.errors import KafkaTimeoutError
+
+from kafka_health.canary.clock import Clock
 from kafka_health.canary.failures import classify
 from kafka_health.canary.metrics import CanaryMetrics
 from kafka_health.canary.records import Acks, Probe, ProbeOutcome
@@ -25,6 +36,18 @@ log = logging.getLogger(__name__)
 
 DoneCallback = Callable[[Any, BaseException | None], None]
 """Called once per send with (record metadata, None) or (None, exception)."""
+
+
+class ProbeDeadlineExceeded(KafkaTimeoutError):  # type: ignore[misc]
+    """A probe got no answer within the probe deadline (error class ``Timeout``, like the
+    client's own expiry)."""
+
+
+@dataclass(frozen=True)
+class _InFlight:
+    probe: Probe
+    leader: int | None
+    started: float
 
 
 class ProbeProducer(Protocol):
@@ -50,6 +73,7 @@ class ProbeLoop:
         sink: Callable[[list[ProbeOutcome]], None],
         clock: Clock,
         metrics: CanaryMetrics | None = None,
+        deadline_s: float = 3.0,
     ) -> None:
         self.canary_id = canary_id
         self.topic = topic
@@ -60,7 +84,11 @@ class ProbeLoop:
         self.metrics = metrics
         self.rounds = 0
         self.skipped_rounds = 0
+        self.deadline_s = deadline_s
+        self.late_answers = 0
         self._done: queue.SimpleQueue[ProbeOutcome] = queue.SimpleQueue()
+        self._in_flight: dict[tuple[Acks, int, int], _InFlight] = {}
+        self._lock = threading.Lock()
 
     def round(self) -> int:
         """Deliver finished outcomes, then send one probe per partition and mode; return sent."""
@@ -80,8 +108,32 @@ class ProbeLoop:
         self.rounds += 1
         return sent
 
+    def expire(self) -> int:
+        """Fail every probe past its deadline (``Timeout``); return how many."""
+        now = self.clock.monotonic()
+        with self._lock:
+            due = [k for k, f in self._in_flight.items() if now - f.started >= self.deadline_s]
+            expired = [self._in_flight.pop(k) for k in due]
+        for flight in expired:
+            self._done.put(self._outcome(flight, None, self._deadline_error()))
+        return len(expired)
+
+    def next_deadline(self) -> float | None:
+        """Monotonic time of the earliest in-flight probe's deadline (None: none in flight)."""
+        with self._lock:
+            if not self._in_flight:
+                return None
+            return min(f.started for f in self._in_flight.values()) + self.deadline_s
+
+    @property
+    def in_flight(self) -> int:
+        with self._lock:
+            return len(self._in_flight)
+
     def drain(self) -> int:
-        """Hand every finished outcome to the sink; return how many."""
+        """Fail the probes past their deadline, then hand every finished outcome to the sink;
+        return how many."""
+        self.expire()
         finished: list[ProbeOutcome] = []
         while True:
             try:
@@ -96,26 +148,47 @@ class ProbeLoop:
         return len(finished)
 
     def run(self, stop: threading.Event, interval_s: float) -> None:
-        """Rounds at a fixed rate until ``stop`` is set; an error in a round is logged."""
+        """Rounds at a fixed rate until ``stop`` is set; between rounds, wake at each probe
+        deadline to publish its failure at once. An error in a round is logged.
 
-        def safe_round() -> None:
-            try:
-                self.round()
-            except Exception:
-                log.exception("canary probe round failed")
-
-        self.skipped_rounds += run_every(interval_s, stop, self.clock, safe_round)
+        Rounds missed while a round was slow are skipped, not made up."""
+        next_round = self.clock.monotonic()
+        while not stop.is_set():
+            now = self.clock.monotonic()
+            if now >= next_round:
+                self._safely(self.round)
+                next_round += interval_s
+                now = self.clock.monotonic()
+                if now > next_round:
+                    missed = int((now - next_round) // interval_s) + 1
+                    self.skipped_rounds += missed
+                    next_round += missed * interval_s
+            else:
+                self._safely(self.drain)
+            deadline = self.next_deadline()
+            wake = next_round if deadline is None else min(next_round, deadline)
+            stop.wait(max(0.0, wake - now))
         self.drain()
+
+    @staticmethod
+    def _safely(body: Callable[[], object]) -> None:
+        try:
+            body()
+        except Exception:
+            log.exception("canary probe round failed")
 
     def _send(self, producer: ProbeProducer, acks: Acks, partition: int) -> None:
         seq = self.sequences.next(partition)
         leader = producer.leader(self.topic, partition)
         send_ms = int(self.clock.time() * 1000)
         probe = Probe(self.canary_id, partition, seq, acks, send_ms)
-        started = self.clock.monotonic()
+        key = (acks, partition, seq)
+        flight = _InFlight(probe, leader, self.clock.monotonic())
+        with self._lock:
+            self._in_flight[key] = flight
 
         def on_done(metadata: Any, error: BaseException | None) -> None:
-            self._done.put(self._outcome(probe, leader, started, metadata, error))
+            self._answer(key, metadata, error)
 
         if self.metrics is not None:
             self.metrics.sent(partition, leader, acks)
@@ -124,14 +197,31 @@ class ProbeLoop:
         except Exception as exc:  # send() itself failed: no metadata, closed producer, ...
             on_done(None, exc)
 
+    def _answer(
+        self, key: tuple[Acks, int, int], metadata: Any, error: BaseException | None
+    ) -> None:
+        """The producer's answer (any thread): the outcome, unless the deadline came first."""
+        now = self.clock.monotonic()
+        with self._lock:
+            flight = self._in_flight.pop(key, None)
+            late = flight is None or now - flight.started >= self.deadline_s
+            if late:
+                self.late_answers += 1
+        if self.metrics is not None and late:
+            self.metrics.late_answer(key[0], "ok" if error is None else "failed")
+        if flight is None:
+            return  # already failed with Timeout at its deadline: one outcome per probe
+        if late:  # answered past the deadline before the loop noticed: still a Timeout
+            metadata, error = None, self._deadline_error()
+        self._done.put(self._outcome(flight, metadata, error))
+
+    def _deadline_error(self) -> ProbeDeadlineExceeded:
+        return ProbeDeadlineExceeded(f"no answer within the {self.deadline_s:g} s probe deadline")
+
     def _outcome(
-        self,
-        probe: Probe,
-        leader: int | None,
-        started: float,
-        metadata: Any,
-        error: BaseException | None,
+        self, flight: _InFlight, metadata: Any, error: BaseException | None
     ) -> ProbeOutcome:
+        probe, leader, started = flight.probe, flight.leader, flight.started
         latency = max(0.0, self.clock.monotonic() - started)
         common: dict[str, Any] = {
             "canary_id": probe.canary_id,

@@ -17,9 +17,11 @@ never reused, also across restarts; it has gaps (failed sends, unused reservatio
 restart), so lost writes are acknowledged outcomes whose ``seq`` never shows up in the canary
 topic, not gaps. ``outcome`` is ``ok`` or ``failed``; on failure ``error`` is the Kafka error
 class (``NotEnoughReplicas``, ``NotLeaderOrFollower``, ``RequestTimedOut``, ``Timeout``, ...),
-``latency_s`` the time until the failure, ``offset`` and ``log_append_ms`` null. ``leader`` is
-the partition's leader in the client's metadata at send time (null when unknown). Outcomes are
-delivered at least once: deduplicate on (canary_id, partition, seq).
+``latency_s`` the time until the failure, ``offset`` and ``log_append_ms`` null. ``Timeout``
+also means "no answer within ``canary.probe_deadline_s``": such an outcome is published at
+the deadline, and a late answer of the same probe is never published (one outcome per
+probe). ``leader`` is the partition's leader in the client's metadata at send time (null when
+unknown). Outcomes are delivered at least once: deduplicate on (canary_id, partition, seq).
 """
 
 from __future__ import annotations

@@ -5,6 +5,11 @@ Start order: metrics endpoint, results publisher, topic manager, probe loop, clu
 prober. Kafka clients are created lazily and again after failures, so a canary started
 against a dead cluster keeps running, counting failures, and catches up when it recovers.
 Sequence state and the results buffer live in ``<canary.state_dir>/<canary.id>/``.
+
+Probes, the canary topic's management and the cluster-state prober's describes go to the
+monitored cluster (``kafka``); outcomes and snapshots go to the transport cluster
+(``config.transport_kafka()``, the monitored one unless ``transport`` names another), each
+through a producer of its own, so a hung monitored broker cannot hold them.
 """
 
 from __future__ import annotations
@@ -44,6 +49,8 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 RETRY_CLIENT_S = 5.0
+RESULTS_RETRY_S = 1.0
+"""The results producer is made again sooner: outcomes waiting are what pages."""
 TOPIC_READY_WAIT_S = 30.0
 """Probes wait at most this long for the topic manager's first successful round."""
 
@@ -116,10 +123,15 @@ def probe_producer_options(
     }
 
 
-def results_producer_options(kafka: KafkaConfig, client_id: str) -> dict[str, Any]:
+def results_producer_options(
+    kafka: KafkaConfig, client_id: str, timeout_s: float | None = None
+) -> dict[str, Any]:
     """The results producer: acks=all, one request in flight (in order); failed batches are
-    sent again from the on-disk buffer (at least once), so no idempotence is needed."""
+    sent again from the on-disk buffer (at least once), so no idempotence is needed.
+    ``timeout_s`` bounds each request (default: the client's request timeout)."""
     options = python_client_options(kafka)
+    if timeout_s is not None:
+        options["request_timeout_ms"] = int(timeout_s * 1000)
     return {
         **options,
         "client_id": client_id,
@@ -128,16 +140,24 @@ def results_producer_options(kafka: KafkaConfig, client_id: str) -> dict[str, An
         "max_in_flight_requests_per_connection": 1,
         "linger_ms": 5,
         "delivery_timeout_ms": options["request_timeout_ms"] + 1000,
-        "max_block_ms": 5000,
-        "bootstrap_timeout_ms": 10_000,
+        # Room for a second metadata request when the first went to a hung broker.
+        "max_block_ms": max(5000, 2 * options["request_timeout_ms"] - 1000),
+        # kafka-python bootstraps from one random server until this deadline: a hung one
+        # would hold the whole attempt, so attempts are short and repeated (RESULTS_RETRY_S).
+        "bootstrap_timeout_ms": options["request_timeout_ms"],
         "allow_auto_create_topics": False,
     }
 
 
-def state_producer_options(kafka: KafkaConfig, client_id: str) -> dict[str, Any]:
+def state_producer_options(
+    kafka: KafkaConfig, client_id: str, timeout_s: float | None = None
+) -> dict[str, Any]:
     """The snapshot producer: acks=1 so snapshots still go out while topics are under min
-    ISR (the moment they matter most); gzip, as 50,000 JSON records compress well."""
+    ISR (the moment they matter most); gzip, as 50,000 JSON records compress well.
+    ``timeout_s`` bounds each request (default: the client's request timeout)."""
     options = python_client_options(kafka)
+    if timeout_s is not None:
+        options["request_timeout_ms"] = int(timeout_s * 1000)
     return {
         **options,
         "client_id": client_id,
@@ -153,8 +173,46 @@ def state_producer_options(kafka: KafkaConfig, client_id: str) -> dict[str, Any]
     }
 
 
-def admin_options(kafka: KafkaConfig, client_id: str) -> dict[str, Any]:
-    return {**python_client_options(kafka), "client_id": client_id, "bootstrap_timeout_ms": 10_000}
+def admin_options(
+    kafka: KafkaConfig, client_id: str, request_timeout_s: float | None = None
+) -> dict[str, Any]:
+    """An admin client; ``request_timeout_s`` bounds each request (default: the client's)."""
+    options = {
+        **python_client_options(kafka),
+        "client_id": client_id,
+        "bootstrap_timeout_ms": 10_000,
+    }
+    if request_timeout_s is not None:
+        timeout_ms = int(request_timeout_s * 1000)
+        options["request_timeout_ms"] = timeout_ms
+        options["bootstrap_timeout_ms"] = max(timeout_ms, 1000)
+    return options
+
+
+def ensure_transport_topic(config: MonitorConfig, topic: str, partitions: int) -> None:
+    """Create one of the monitor's own topics on a separate transport cluster if missing.
+
+    Reported, not fatal (a managed cluster may forbid it): the producer is made either way.
+    On the monitored cluster the canary's topic manager creates them instead.
+    """
+    from kafka import KafkaAdminClient
+
+    if not config.separate_transport:
+        return
+    try:
+        admin = KafkaAdminClient(
+            **admin_options(config.transport_kafka(), f"{config.canary.id}-transport-topics")
+        )
+    except Exception as exc:
+        log.warning("cannot check %s on the transport: %s: %s", topic, type(exc).__name__, exc)
+        return
+    try:
+        if ensure_output_topic(admin, topic, partitions):
+            log.info("created %s on the transport cluster", topic)
+    except Exception as exc:
+        log.warning("cannot create %s on the transport: %s: %s", topic, type(exc).__name__, exc)
+    finally:
+        admin.close()
 
 
 class ClusterStateService:
@@ -207,24 +265,33 @@ class ClusterStateService:
     def _connect(self) -> ClusterStateProber:
         from kafka import KafkaAdminClient
 
-        kafka = self.config.kafka
+        settings = self.config.cluster_state
         name = f"{self.config.canary.id}-cluster-state"
-        self._admin = KafkaAdminClient(**admin_options(kafka, name))
-        topic = self.config.topics.cluster_state
-        try:
-            if ensure_output_topic(self._admin, topic, self.config.cluster_state.topic_partitions):
-                log.info("created %s", topic)
-        except Exception as exc:  # reported, not fatal: managed clusters may forbid it
-            log.warning("cannot create %s: %s: %s", topic, type(exc).__name__, exc)
-        self._sink = KafkaRecordSink(
-            new_producer(state_producer_options(kafka, name)), self.config.topics.cluster_state
+        # Describes go to the monitored cluster, each bounded so that a frozen broker fails
+        # this snapshot within the budget; snapshots go to the transport.
+        self._admin = KafkaAdminClient(
+            **admin_options(self.config.kafka, name, settings.request_timeout_s)
         )
+        topic = self.config.topics.cluster_state
+        if self.config.separate_transport:
+            ensure_transport_topic(self.config, topic, settings.topic_partitions)
+        else:
+            try:
+                if ensure_output_topic(self._admin, topic, settings.topic_partitions):
+                    log.info("created %s", topic)
+            except Exception as exc:  # reported, not fatal: managed clusters may forbid it
+                log.warning("cannot create %s: %s: %s", topic, type(exc).__name__, exc)
+        options = state_producer_options(
+            self.config.transport_kafka(), name, settings.request_timeout_s
+        )
+        self._sink = KafkaRecordSink(new_producer(options), topic)
         return ClusterStateProber(
             source=AdminSnapshotSource(self._admin),
             sink=self._sink,
-            config=self.config.cluster_state,
+            config=settings,
             clock=self.clock,
             metrics=self.metrics,
+            flush_timeout_s=options["delivery_timeout_ms"] / 1000 + 1,
         )
 
     def _close(self) -> None:
@@ -283,12 +350,7 @@ class CanaryService:
             for mode in modes
         }
         self._results_producer: Lazy[ResultsProducer] = Lazy(
-            "results",
-            lambda: KafkaResultsProducer(
-                new_producer(results_producer_options(kafka, f"{canary.id}-results"))
-            ),
-            clock,
-            RETRY_CLIENT_S,
+            "results", self._new_results_producer, clock, RESULTS_RETRY_S
         )
         self.probe_loop = ProbeLoop(
             canary_id=canary.id,
@@ -298,6 +360,7 @@ class CanaryService:
             sink=buffer_sink(self.buffer),
             clock=clock,
             metrics=self.metrics,
+            deadline_s=canary.probe_deadline_s,
         )
         self.publisher = ResultsPublisher(
             buffer=self.buffer,
@@ -305,11 +368,17 @@ class CanaryService:
             topic=config.topics.canary_results,
             reset=lambda: self._results_producer.close(0.0),
             metrics=self.metrics,
+            timeout_s=canary.results_timeout_s + 1.0,  # the producer's delivery timeout
+            backoff_max_s=RESULTS_RETRY_S * 2,
         )
+        # The topic manager creates the output topics only where it manages the canary topic:
+        # on a separate transport their producers create them (ensure_transport_topic).
         outputs = {config.topics.canary_results: canary.results_partitions}
         run_state = canary.cluster_state if cluster_state is None else cluster_state
         if run_state:
             outputs[config.topics.cluster_state] = config.cluster_state.topic_partitions
+        if config.separate_transport:
+            outputs = {}
         self.topic_manager = TopicManager(
             lambda: KafkaAdminClient(**admin_options(kafka, f"{canary.id}-topic-manager")),
             topic,
@@ -324,6 +393,17 @@ class CanaryService:
         self._stops = {name: threading.Event() for name in ("publisher", "manager", "probes")}
         self._topic_ready = threading.Event()
         self._threads: dict[str, threading.Thread] = {}
+
+    def _new_results_producer(self) -> ResultsProducer:
+        """The results producer, on the transport (the results topic created there first)."""
+        config = self.config
+        ensure_transport_topic(
+            config, config.topics.canary_results, config.canary.results_partitions
+        )
+        options = results_producer_options(
+            config.transport_kafka(), f"{config.canary.id}-results", config.canary.results_timeout_s
+        )
+        return KafkaResultsProducer(new_producer(options))
 
     def start(self) -> None:
         """Start every part (returns at once); a part that cannot start yet keeps retrying."""

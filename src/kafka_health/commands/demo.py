@@ -45,12 +45,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def demo_config(base: MonitorConfig, cluster: LocalCluster, pager_url: str) -> MonitorConfig:
+def demo_config(
+    base: MonitorConfig,
+    cluster: LocalCluster,
+    pager_url: str,
+    transport: LocalCluster | None = None,
+) -> MonitorConfig:
     """The monitor's config for a fresh demo cluster: state under its folder, pages to the
     console pager, metrics on free ports, GC pauses judged against its brokers' session
-    timeout."""
+    timeout; the monitor's own topics on ``transport`` when given (else on ``cluster``)."""
     home = cluster.spec.dir.resolve()
     config = base.with_bootstrap(cluster.bootstrap_servers)
+    if transport is not None:
+        config = config.with_transport(transport.bootstrap_servers)
     receiver = ReceiverConfig(name="console", url=pager_url, timeout_s=5.0)
     session_ms = (
         cluster.spec.zookeeper_session_timeout_ms
@@ -125,9 +132,11 @@ def start_monitor(
     cluster: LocalCluster,
     stack: list[Any],
     pager: ConsolePager | None = None,
+    transport: LocalCluster | None = None,
 ) -> Any:
     """Start pager, shipper, canary, alert service and job; push each one's stop on ``stack``
-    (pass ``pager`` to keep a handle on the pages)."""
+    (pass ``pager`` to keep a handle on the pages, ``transport`` to carry the monitor's own
+    topics on a separate cluster)."""
     from kafka_health.canary.service import CanaryService
     from kafka_health.job.app import MonitorJob
     from kafka_health.job.sinks import build_sinks
@@ -137,7 +146,7 @@ def start_monitor(
     pager = pager or ConsolePager()
     pager.start()
     stack.append(pager.stop)
-    monitor = demo_config(config, cluster, pager.url)
+    monitor = demo_config(config, cluster, pager.url, transport)
     shipper = start_shipper_thread(shipper_config_for(cluster, monitor))
     stack.append(shipper.stop)
     print(f"log shipper: broker logs -> {monitor.topics.broker_logs}")

@@ -41,8 +41,12 @@ def run(args: argparse.Namespace) -> int:
     if not config.shipper.brokers:
         print("ship-logs: shipper.brokers lists no broker: nothing to ship", file=sys.stderr)
         return 2
-    if not config.kafka.bootstrap_servers:
-        print("ship-logs: kafka.bootstrap_servers is empty: nowhere to ship", file=sys.stderr)
+    if not config.transport_kafka().bootstrap_servers:
+        print(
+            "ship-logs: transport.bootstrap_servers and kafka.bootstrap_servers are empty: "
+            "nowhere to ship",
+            file=sys.stderr,
+        )
         return 2
 
     from kafka_health.shipper.runner import run_shipper

@@ -3,7 +3,12 @@
 Imports nothing else from kafka_health, so tests and tools can use it on its own.
 """
 
-from kafka_health.devcluster.cluster import BrokerStatus, ClusterSpec, LocalCluster
+from kafka_health.devcluster.cluster import (
+    BrokerStatus,
+    ClusterSpec,
+    LocalCluster,
+    transport_spec,
+)
 from kafka_health.devcluster.errors import DevClusterError
 
-__all__ = ["BrokerStatus", "ClusterSpec", "DevClusterError", "LocalCluster"]
+__all__ = ["BrokerStatus", "ClusterSpec", "DevClusterError", "LocalCluster", "transport_spec"]

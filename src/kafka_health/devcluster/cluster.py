@@ -77,6 +77,23 @@ class ClusterSpec:
         return self.kafka_version if self.mode == "kraft" else self.zookeeper_kafka_version
 
 
+def transport_spec(monitored: ClusterSpec, directory: Path | None = None) -> ClusterSpec:
+    """A 1-broker KRaft cluster to carry the monitor's own topics beside ``monitored``: same
+    Kafka version, cache and heap; its folder defaults to ``<monitored dir>-transport``.
+
+    A fault injected into the monitored cluster then leaves the monitor's evidence (canary
+    results, broker logs, cluster state) flowing.
+    """
+    return ClusterSpec(
+        dir=directory or monitored.dir.parent / f"{monitored.dir.name}-transport",
+        brokers=1,
+        mode="kraft",
+        kafka_version=monitored.kafka_version,
+        cache_dir=monitored.cache_dir,
+        heap=monitored.heap,
+    )
+
+
 @dataclass
 class BrokerNode:
     """One broker process: its identity, ports and folders."""

@@ -145,7 +145,7 @@ class MonitorJob:
             letters = dead_letter_records(dead_letters(batch, self.config.parsing.dead_letter))
             (
                 letters.write.format("kafka")
-                .options(**spark_kafka_options(self.config.kafka))
+                .options(**spark_kafka_options(self.config.transport_kafka()))
                 .option("topic", self.config.topics.dead_letter)
                 .save()
             )

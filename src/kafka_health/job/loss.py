@@ -5,6 +5,14 @@ Outcomes (``outcome = ok``) and the canary records themselves are grouped by
 watermark, set to the grace period, has passed a window, its groups are final (append mode):
 an acknowledged sequence number that never appeared in the topic is a lost acknowledged write;
 one that appeared at two offsets is a duplicate. Only anomalies leave the query.
+
+A probe that failed at the canary's deadline (``Timeout``) but was written anyway (its leader
+answered late) appears in the topic with no acknowledged outcome: neither lost nor a
+duplicate. The canary never publishes that late answer as a second outcome, so a timed-out
+probe can never become a "lost acknowledged write".
+
+With a separate transport the canary topic (monitored cluster) and the results (transport)
+come from two Kafka sources, unioned by :func:`kafka_health.job.sources.kafka_stream`.
 """
 
 from __future__ import annotations

@@ -35,8 +35,9 @@ def run(config: MonitorConfig, stop: threading.Event | None = None) -> int:
     sinks = build_sinks(config, job)
     job.sinks.extend(sinks)
     log.info(
-        "kafka-health job on %s: %d queries, checkpoints in %s",
+        "kafka-health job on %s (own topics on %s): %d queries, checkpoints in %s",
         ",".join(config.kafka.bootstrap_servers),
+        ",".join(config.transport_kafka().bootstrap_servers),
         len(job.query_definitions()),
         config.spark.checkpoint_dir,
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from kafka_health.config import MonitorConfig
+from kafka_health.config import KafkaConfig, MonitorConfig
 from kafka_health.kafka_clients import spark_kafka_options
 
 if TYPE_CHECKING:
@@ -13,14 +13,38 @@ if TYPE_CHECKING:
 
 
 def kafka_stream(spark: SparkSession, config: MonitorConfig, topics: Sequence[str]) -> DataFrame:
-    """A streaming DataFrame of the raw records of ``topics`` (Spark's Kafka source columns).
+    """A streaming DataFrame of the raw records of ``topics`` (Spark's Kafka source columns),
+    each read from the cluster that holds it (:func:`cluster_of`).
 
-    Retention deleting unread records is not a reason to stop monitoring
-    (``failOnDataLoss=false``); the job reports it through the query's progress instead.
+    Spark's Kafka source reads one cluster: topics of both clusters (the canary topic with
+    the results topic, on a separate transport) become two sources, unioned.
     """
+    wanted = list(dict.fromkeys(topics))
+    canary = [t for t in wanted if t == config.topics.canary]
+    carried = [t for t in wanted if t != config.topics.canary]
+    if not config.separate_transport or not canary or not carried:
+        return _source(spark, config, cluster_of(config, wanted[0]), wanted)
+    return _source(spark, config, config.kafka, canary).unionByName(
+        _source(spark, config, config.transport_kafka(), carried)
+    )
+
+
+def cluster_of(config: MonitorConfig, topic: str) -> KafkaConfig:
+    """The canary topic lives on the monitored cluster; the monitor's own topics (results,
+    broker logs, cluster state, dead letters) on the transport."""
+    if topic == config.topics.canary or not config.separate_transport:
+        return config.kafka
+    return config.transport_kafka()
+
+
+def _source(
+    spark: SparkSession, config: MonitorConfig, kafka: KafkaConfig, topics: Sequence[str]
+) -> DataFrame:
+    """One Kafka source. Retention deleting unread records is not a reason to stop monitoring
+    (``failOnDataLoss=false``); the job reports it through the query's progress instead."""
     return (
         spark.readStream.format("kafka")
-        .options(**spark_kafka_options(config.kafka))
+        .options(**spark_kafka_options(kafka))
         .option("subscribe", ",".join(dict.fromkeys(topics)))
         .option("startingOffsets", config.job.starting_offsets)
         .option("failOnDataLoss", "false")

@@ -2,7 +2,8 @@
 Kafka without extra steps.
 
 ``shipper_config_for(cluster)`` lists every broker's server, controller, state-change,
-log-cleaner and GC logs and points the producer at the cluster itself;
+log-cleaner and GC logs and points the producer at the cluster itself (or at a separate
+transport cluster);
 ``start_shipper_thread`` runs it in this process, ``start_shipper_process`` as
 ``kafka-health ship-logs`` (which can be killed like a real agent).
 """
@@ -45,8 +46,10 @@ def shipper_config_for(
     positions_file: Path | None = None,
     metrics_port: int | None = 0,
     host: str | None = None,
+    transport: LocalCluster | None = None,
 ) -> MonitorConfig:
-    """``base`` (default: built-in defaults) shipping every broker's logs to the cluster.
+    """``base`` (default: built-in defaults) shipping every broker's logs to the cluster, or
+    to ``transport`` (a separate cluster for the monitor's own topics) when given.
 
     Positions default to ``<cluster dir>/shipper/positions.json``; ``metrics_port`` 0 picks a
     free port, None turns the endpoint off.
@@ -64,7 +67,10 @@ def shipper_config_for(
     shipper = dataclasses.replace(
         base.shipper, brokers=brokers, positions_file=str(positions), metrics_port=metrics_port
     )
-    return dataclasses.replace(base.with_bootstrap(cluster.bootstrap_servers), shipper=shipper)
+    config = base.with_bootstrap(cluster.bootstrap_servers)
+    if transport is not None:
+        config = config.with_transport(transport.bootstrap_servers)
+    return dataclasses.replace(config, shipper=shipper)
 
 
 def with_shipper(config: MonitorConfig, topic: str | None = None, **changes: Any) -> MonitorConfig:

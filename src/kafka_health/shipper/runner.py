@@ -41,7 +41,9 @@ def run_shipper(
         if on_metrics_port is not None:
             on_metrics_port(port)
     try:
-        factory = producer_factory or (lambda: kafka_producer(config.kafka, settings))
+        # Broker logs travel through the transport (the monitored cluster unless separate).
+        transport = config.transport_kafka()
+        factory = producer_factory or (lambda: kafka_producer(transport, settings))
         producer = _connect(factory, stop, settings.retry_backoff_s, settings.retry_backoff_max_s)
         if producer is None:
             return
