@@ -30,6 +30,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     faults.add_argument("--repeat", type=int, default=1, help="runs of each scenario")
     faults.add_argument("--mode", choices=("kraft", "zookeeper"), default="kraft")
+    faults.add_argument(
+        "--layout",
+        choices=("transport", "single"),
+        default="transport",
+        help="transport: the monitor's own topics on a 1-broker cluster beside the monitored "
+        "one (default); single: everything on the monitored cluster",
+    )
     faults.add_argument("--json", type=Path, help="write every run and the summary here")
     faults.add_argument("--dir", type=Path, help="work folder (default: a new temporary one)")
     faults.add_argument(
@@ -65,6 +72,7 @@ def run(args: argparse.Namespace) -> int:
         scenarios=[SCENARIOS[n] for n in sorted(names, key=list(SCENARIOS).index)],
         workdir=workdir.resolve(),
         mode=args.mode,
+        layout=args.layout,
         repeat=args.repeat,
         base=config_from_args(args),
         keep_firing_cap_s=None if args.keep_firing_cap < 0 else args.keep_firing_cap,
@@ -86,12 +94,13 @@ def run(args: argparse.Namespace) -> int:
         signal.signal(signal.SIGTERM, previous)
     summary = summarize(results)
     print()
-    print(f"fault suite, {args.mode} mode, {args.repeat} run(s) each "
+    print(f"fault suite, {args.mode} mode, {args.layout} layout, {args.repeat} run(s) each "
           f"({(time.time() - started) / 60:.0f} min):")  # fmt: skip
     print(table(summary))
     if args.json:
         meta = {
             "mode": args.mode,
+            "layout": args.layout,
             "repeat": args.repeat,
             "started_at": started,
             "keep_firing_cap_s": options.keep_firing_cap_s,

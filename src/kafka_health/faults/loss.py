@@ -30,13 +30,11 @@ def acks1_loss(ctx: FaultContext, since: float) -> LossTruth:
     """Compare acks=1 outcomes sent after ``since`` (epoch s) with the canary topic."""
     config = load_config(ctx.config_file)
     since_ms = int(since * 1000)
-    results_cluster = getattr(config, "transport", None)
-    results_kafka = (
-        results_cluster if results_cluster and results_cluster.bootstrap_servers else config.kafka
-    )
     acked = {
         (r["partition"], r["seq"])
-        for r in _read(python_client_options(results_kafka), config.topics.canary_results)
+        for r in _read(
+            python_client_options(config.transport_kafka()), config.topics.canary_results
+        )
         if r.get("acks") == "1" and r.get("outcome") == "ok" and r.get("send_ms", 0) >= since_ms
     }
     present = {

@@ -23,7 +23,7 @@ import yaml
 
 from kafka_health.config import MonitorConfig
 from kafka_health.devcluster import ClusterSpec, LocalCluster
-from kafka_health.devcluster.cluster import free_ports, process_state
+from kafka_health.devcluster.cluster import free_ports, process_state, transport_spec
 from kafka_health.faults.context import FaultContext
 from kafka_health.faults.evaluate import judge, resolved
 from kafka_health.faults.monitor import MonitorProcesses, Sample, scrape
@@ -39,6 +39,9 @@ class BenchOptions:
     scenarios: list[Scenario]
     workdir: Path
     mode: str = "kraft"
+    layout: str = "transport"
+    """``transport``: the monitor's own topics on a 1-broker cluster beside the monitored one
+    (the default, so its evidence survives the fault); ``single``: all on the monitored one."""
     repeat: int = 1
     base: MonitorConfig = field(default_factory=MonitorConfig)
     healthy_timeout_s: float = 300.0
@@ -146,6 +149,7 @@ class FaultBench:
         self.options = options
         self.say = say
         self.cluster: LocalCluster | None = None
+        self.transport: LocalCluster | None = None
         self.receiver: RecordingReceiver | None = None
         self.monitor: MonitorProcesses | None = None
         self.metrics_port = 0
@@ -177,6 +181,8 @@ class FaultBench:
             self.receiver.stop()
         if self.cluster is not None:
             self.cluster.down()
+        if self.transport is not None:
+            self.transport.down()
 
     def _start(self) -> FaultContext:
         o = self.options
@@ -193,6 +199,9 @@ class FaultBench:
         )
         self.cluster = LocalCluster.create(spec)
         self.cluster.up()
+        if o.layout == "transport":
+            self.say("starting the 1-broker transport cluster for the monitor's own topics")
+            self.transport = LocalCluster.create(transport_spec(spec)).up()
         self.receiver = RecordingReceiver().start()
         self._write_configs(self.cluster, self.receiver.url)
         self.monitor = MonitorProcesses(self.config_file, o.workdir / "monitor")
@@ -211,7 +220,8 @@ class FaultBench:
         from kafka_health.commands.demo import demo_config
 
         o = self.options
-        config = shipper_config_for(cluster, demo_config(o.base, cluster, receiver_url))
+        monitor = demo_config(o.base, cluster, receiver_url, transport=self.transport)
+        config = shipper_config_for(cluster, monitor, transport=self.transport)
         (self.metrics_port,) = free_ports(1)
         config = dataclasses.replace(
             config,

@@ -116,9 +116,11 @@ def test_the_gc_logged_after_its_symptoms_is_still_the_one_page(tmp_path: Path) 
 
     h.run(0, 400, signals)
     assert h.alerts("BrokerFailed") and h.alerts("CanaryWriteLatencyHigh")
-    # Each symptom paged within the group wait, then its incident was updated to name the GC.
+    # Broker 3's failure explains the latency on brokers 1 and 2 (they waited for it as a
+    # follower): one incident, broker 3's, which paged within the group wait and was then
+    # updated to name the GC.
     incidents = h.incidents()
-    assert sorted(incidents) == ['{broker_id="1"}', '{broker_id="2"}', '{broker_id="3"}']
+    assert sorted(incidents) == ['{broker_id="3"}']
     for key, notes in incidents.items():
         assert [n.reason for n in notes][:2] == ["first", "cause"], key
         assert notes[1].created_at == T0 + gc_at, "updated as soon as the GC was seen"
@@ -234,3 +236,29 @@ def test_unreachable_cluster_explains_the_stalled_monitor(tmp_path: Path) -> Non
     h.run(5, 300, lambda t: [sig("job_kafka_unreachable", 1, t, query="logs")])
     assert h.alerts("MonitorStalled"), "the monitor did stall"
     assert h.paged_rules() == ["ClusterUnreachable"]
+
+
+def test_a_failed_follower_explains_timed_out_acks_on_other_brokers(tmp_path: Path) -> None:
+    """Seen in the fault suite: broker 3 killed; acks=all probes to broker 2's partitions,
+    which broker 3 follows, time out until the controller drops it from the ISR. One page:
+    broker 3's, naming the timed-out writes on broker 2 among what it explains."""
+    h = Harness(tmp_path)
+
+    def signals(t: float) -> list[Signal]:
+        out = [sig("canary_availability_ratio", 1.0, t, broker_id=1)]
+        if 10 <= t < 25:
+            out += [
+                sig("canary_availability_ratio", 0.4, t, broker_id=2),
+                sig("canary_send_failures", 6, t, broker_id=2, error_class="Timeout"),
+            ]
+        else:
+            out.append(sig("canary_availability_ratio", 1.0, t, broker_id=2))
+        if t >= 12:
+            out += [sig("broker_failures", 1, t, broker_id=3)]
+        return out
+
+    h.run(0, 120, signals)
+    assert sorted(h.incidents()) == ['{broker_id="3"}']
+    broker = next(a for n in h.incidents()['{broker_id="3"}'] for a in n.alerts
+                  if a.labels["alertname"] == "BrokerFailed")  # fmt: skip
+    assert "Canary writes fail on broker 2" in broker.annotations["explains"]
