@@ -1,45 +1,75 @@
-"""``kafka-health demo``: the whole pipeline on a local 3-broker Kafka cluster, until Ctrl-C.
+"""``kafka-health demo``: the whole monitor on a local 3-broker Kafka cluster, as a story.
 
-It starts, in order: the cluster (JVM processes), the log shipper, the canary with the
-cluster-state prober, a console pager (a real webhook receiver), the alert service with its
-``/metrics`` endpoint, and the streaming job; every ``--interval`` seconds it prints the
-headline signals. Ctrl-C (or SIGTERM) stops everything in reverse order. Try, in another
-shell, ``kafka-health dev-cluster freeze 2 --dir var/devcluster`` and watch the pages.
+The cluster runs in the demo folder; the monitor runs as an operator runs it (``ship-logs``,
+``canary`` and ``run`` processes sharing one config file, the fault suite's
+``MonitorProcesses``), its pages going to a console pager (the fault suite's recording
+receiver). The terminal shows the cluster, a timeline of pages and resolutions as they arrive
+and a short status line every ``--interval`` seconds; Spark's and Kafka clients' output goes
+to log files under ``<demo folder>/logs``. ``--fault NAME`` runs one of the fault suite's
+scenarios once the monitor is healthy and prints its latency. Ctrl-C, SIGTERM or
+``--duration`` stop every process the demo started.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import logging
+import shutil
 import signal
+import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
 from typing import Any
 
 from kafka_health.commands.common import add_config_argument, config_from_args
-from kafka_health.commands.demo_pager import ConsolePager
+from kafka_health.commands.demo_console import Timeline, clock_time, log_to_file, status_line
 from kafka_health.commands.dev_cluster import cluster_spec, print_status
 from kafka_health.config import MonitorConfig, ReceiverConfig
-from kafka_health.devcluster import LocalCluster
+from kafka_health.devcluster import DevClusterError, LocalCluster
+from kafka_health.faults.context import FaultContext
+from kafka_health.faults.monitor import PARTS, MonitorProcesses, scrape
+from kafka_health.faults.receiver import RecordingReceiver
+from kafka_health.faults.runner import BenchOptions, FaultBench, one_line
+from kafka_health.faults.scenarios import SCENARIOS, Scenario
 from kafka_health.kafka_clients import python_client_options
-from kafka_health.model import Signal, labels
 
 KRAFT_BROKER_SESSION_TIMEOUT_MS = 9000
 """broker.session.timeout.ms, Kafka's default, which the dev cluster keeps."""
+HEALTHY_TIMEOUT_S = 600.0
+"""Bound on the wait for a healthy monitor before ``--fault`` (Spark's first start included)."""
+MONITOR_STATE = ("logs", "checkpoints", "canary", "alerting")
+"""The previous demo's monitor state in the folder, dropped with its cluster."""
+
+STOP_REASONS = {
+    signal.SIGINT: "Ctrl-C",
+    signal.SIGTERM: "SIGTERM",
+    signal.SIGALRM: "--duration reached",
+}
 
 NAME = "demo"
-HELP = "run a local 3-broker Kafka cluster with the shipper, canary, job and alerts until Ctrl-C"
+HELP = "run a local 3-broker Kafka cluster under the whole monitor; print pages and status"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_config_argument(parser)
-    parser.add_argument("--dir", type=Path, help="cluster folder (default: devcluster.dir)")
+    parser.add_argument("--dir", type=Path, help="demo folder (default: devcluster.dir)")
     parser.add_argument(
         "--duration", type=float, default=None, help="stop by itself after this many seconds"
     )
-    parser.add_argument("--interval", type=float, default=30.0, help="seconds between reports")
+    parser.add_argument(
+        "--interval", type=float, default=30.0, help="seconds between status lines (default 30)"
+    )
+    parser.add_argument(
+        "--fault",
+        choices=list(SCENARIOS),
+        metavar="NAME",
+        help="run this fault-suite scenario once the monitor is healthy and print its latency "
+        f"({', '.join(SCENARIOS)})",
+    )
     parser.add_argument(
         "--cluster-only", action="store_true", help="start only the Kafka cluster (no monitor)"
     )
@@ -80,137 +110,183 @@ def demo_config(
     )
 
 
+class Stopped(KeyboardInterrupt):
+    """Raised in the main thread by Ctrl-C, SIGTERM or the end of ``--duration``; a
+    KeyboardInterrupt, so that a running fault scenario unwinds through its cleanup (as
+    ``bench faults`` does) instead of being recorded as a failed run."""
+
+
+class Console:
+    """The terminal: one line per call, whole lines across threads; ``mute`` ends it."""
+
+    def __init__(self, write: Callable[[str], None] | None = None) -> None:
+        self._write = write or (lambda line: print(line, flush=True))
+        self._lock = threading.Lock()
+        self._muted = False
+
+    def say(self, line: str) -> None:
+        with self._lock:
+            if not self._muted:
+                self._write(line)
+
+    def timed(self, line: str) -> None:
+        self.say(f"{clock_time(time.time())} {line.strip()}")
+
+    def mute(self) -> None:
+        with self._lock:
+            self._muted = True
+
+
 def run(args: argparse.Namespace) -> int:
     config = config_from_args(args)
     spec = cluster_spec(config.devcluster, dir=args.dir, brokers=3)
-    stop = threading.Event()
+    home = spec.dir.resolve()
+    console = Console()
+    try:
+        cluster = LocalCluster.create(spec)
+    except DevClusterError as exc:
+        print(f"demo: {exc}", file=sys.stderr)
+        return 1
+    for name in MONITOR_STATE:
+        shutil.rmtree(home / name, ignore_errors=True)
+    verbose = getattr(args, "verbose", False)
+    log_to_file(home / "logs" / "demo.log", logging.DEBUG if verbose else logging.INFO)
+    console.say(f"kafka-health demo: a 3-broker Kafka {spec.version} cluster ({spec.mode}) "
+                f"in {home}")  # fmt: skip
+    options = BenchOptions(
+        scenarios=[],
+        workdir=home,
+        mode=spec.mode,
+        base=config,
+        keep_firing_cap_s=None,  # the shipped rules, as a user runs them
+        healthy_timeout_s=HEALTHY_TIMEOUT_S,
+    )
+    bench = FaultBench(options, say=console.timed)
+    bench.cluster = cluster  # close() stops it, also when up() fails half-way
+    stopping = threading.Event()
 
     def _request_stop(signum: int, _frame: FrameType | None) -> None:
-        print(f"\n{signal.Signals(signum).name} received: stopping the demo")
-        stop.set()
+        if stopping.is_set():
+            return  # already stopping: let the shutdown finish
+        stopping.set()
+        sig = signal.Signals(signum)
+        raise Stopped(STOP_REASONS.get(sig, sig.name))
 
-    previous = {s: signal.signal(s, _request_stop) for s in (signal.SIGINT, signal.SIGTERM)}
-    print(f"kafka-health demo: starting a 3-broker Kafka {spec.version} cluster in {spec.dir}")
-    cluster = LocalCluster.create(spec)
-    stack: list[Any] = []  # started parts, stopped in reverse order
+    stop_signals = (signal.SIGINT, signal.SIGTERM, signal.SIGALRM)
+    previous = {s: signal.signal(s, _request_stop) for s in stop_signals}
+    if args.duration is not None:
+        signal.setitimer(signal.ITIMER_REAL, max(args.duration, 0.001))
+    ticker: StatusTicker | None = None
+    ctx: FaultContext | None = None
     try:
         cluster.up()
         print_status(cluster)
-        print(f"bootstrap servers: {','.join(cluster.bootstrap_servers)}")
         if args.cluster_only:
+            console.say(f"bootstrap servers: {','.join(cluster.bootstrap_servers)}")
             print_topics(
                 python_client_options(config.with_bootstrap(cluster.bootstrap_servers).kafka)
             )
-            job = None
+            console.say(f"log file: {home / 'logs' / 'demo.log'}")
         else:
-            job = start_monitor(config, cluster, stack)
-            # PySpark's SparkContext installs its own SIGINT handler (cancel jobs, raise
-            # KeyboardInterrupt): ours must come back so Ctrl-C stops every part in order.
-            for sig in previous:
-                signal.signal(sig, _request_stop)
-        print("running; press Ctrl-C to stop")
-        deadline = None if args.duration is None else time.monotonic() + args.duration
-        while not stop.wait(timeout=_next_wait(args.interval, deadline)):
-            if deadline is not None and time.monotonic() >= deadline:
-                break
-            print_status(cluster)
-            if job is not None:
-                print_signals(job.signals())
+            receiver = RecordingReceiver(on_page=Timeline(console.say))
+            ctx = bench.start_monitor(cluster, receiver, home / "logs")
+            console.timed(f"pages go to a console pager at {receiver.url}; signals and alerts "
+                          f"at http://127.0.0.1:{bench.metrics_port}/metrics")  # fmt: skip
+        console.timed(f"a status line every {args.interval:g} s (values the job does not report "
+                      "yet show ?; Spark's first batches take a minute or two); Ctrl-C stops "
+                      "the demo")  # fmt: skip
+        ticker = StatusTicker(cluster, bench, args.interval, console.say)
+        ticker.start()
+        if args.fault and ctx is not None:
+            run_fault(bench, ctx, SCENARIOS[args.fault], console.timed)
+        while True:
+            time.sleep(3600.0)
+    except Stopped as stop:
+        console.say("")
+        console.timed(f"{stop}: stopping the monitor, the pager and the cluster ...")
+    except DevClusterError as exc:
+        console.timed(f"demo: {exc}; stopping ...")
+        return 1
     finally:
-        stop.set()
-        for part in reversed(stack):
-            part()
-        cluster.down()
+        stopping.set()  # a signal from here on only waits for the shutdown
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        if ticker is not None:
+            ticker.stop()
+        bench.close()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-        print("demo cluster stopped")
+        console.timed("demo stopped: every process it started is gone")
+        console.mute()
     return 0
 
 
-def start_monitor(
-    config: MonitorConfig,
-    cluster: LocalCluster,
-    stack: list[Any],
-    pager: ConsolePager | None = None,
-    transport: LocalCluster | None = None,
-) -> Any:
-    """Start pager, shipper, canary, alert service and job; push each one's stop on ``stack``
-    (pass ``pager`` to keep a handle on the pages, ``transport`` to carry the monitor's own
-    topics on a separate cluster)."""
-    from kafka_health.canary.service import CanaryService
-    from kafka_health.job.app import MonitorJob
-    from kafka_health.job.sinks import build_sinks
-    from kafka_health.shipper.devcluster import shipper_config_for, start_shipper_thread
-    from kafka_health.spark import build_spark_session
-
-    pager = pager or ConsolePager()
-    pager.start()
-    stack.append(pager.stop)
-    monitor = demo_config(config, cluster, pager.url, transport)
-    shipper = start_shipper_thread(shipper_config_for(cluster, monitor))
-    stack.append(shipper.stop)
-    print(f"log shipper: broker logs -> {monitor.topics.broker_logs}")
-    canary = CanaryService(monitor)
-    canary.start()
-    stack.append(canary.stop)
-    print(f"canary: probing every partition of {monitor.topics.canary} "
-          f"(metrics on port {canary.metrics_port})")  # fmt: skip
-    print("starting Spark and the streaming job (the first batches take a minute) ...")
-    spark = build_spark_session(monitor.spark)
-    job = MonitorJob(spark, monitor)
-    sinks = build_sinks(monitor, job)
-    for sink in sinks:
-        sink.start()
-        stack.append(sink.stop)
-        job.sinks.append(sink)
-    job_stop = threading.Event()
-    runner = threading.Thread(target=job.run, args=(job_stop,), name="kafka-health-job")
-    runner.start()
-
-    def stop_job() -> None:
-        job_stop.set()
-        runner.join(timeout=monitor.job.stop_timeout_s + 30)
-
-    stack.append(stop_job)
-    for sink in sinks:
-        port = getattr(getattr(sink, "exporter", None), "port", None)
-        if port:
-            print(f"alerts and signals: http://127.0.0.1:{port}/metrics")
-    print(f"pages go to the console pager at {pager.url}")
-    return job
+def run_fault(
+    bench: FaultBench, ctx: FaultContext, scenario: Scenario, say: Callable[[str], None]
+) -> None:
+    """One run of ``scenario`` through the fault runner (healthy steady state, inject, page,
+    undo, resolution), then its latency line."""
+    say(f"fault {scenario.name}: {scenario.description}; first waiting for a healthy "
+        f"monitor (up to {bench.options.healthy_timeout_s:.0f} s)")  # fmt: skip
+    result = bench.run_one(ctx, scenario)
+    say(f"fault {scenario.name}: {one_line(result)}")
 
 
-HEADLINES = (
-    ("canary_availability_ratio", labels(), "canary availability", "{:.1%}"),
-    ("canary_ack_latency_seconds", labels(quantile="0.99"), "ack p99", "{:.3f} s"),
-    ("under_replicated_partitions", labels(), "under-replicated", "{:.0f}"),
-    ("under_min_isr_partitions", labels(), "under min ISR", "{:.0f}"),
-    ("leader_elections_per_minute", labels(), "elections/min", "{:.0f}"),
-    ("canary_lost_writes", None, "lost writes", "{:.0f}"),
-)
+class StatusTicker:
+    """A thread printing the status line every ``interval_s`` until ``stop``."""
+
+    def __init__(
+        self,
+        cluster: LocalCluster,
+        bench: FaultBench,
+        interval_s: float,
+        write: Callable[[str], None],
+    ) -> None:
+        self.cluster = cluster
+        self.bench = bench
+        self.interval_s = interval_s
+        self.write = write
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="demo-status", daemon=True)
+        self._job_seen = False
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=15.0)
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval_s):
+            try:
+                line = self.line()
+            except Exception as exc:  # a status line must never end the demo
+                logging.getLogger(__name__).warning("status line failed: %s", exc, exc_info=True)
+                continue
+            if not self._stop.is_set():
+                self.write(line)
+
+    def line(self) -> str:
+        """Brokers read fresh from the cluster, values from the job's /metrics now."""
+        statuses = self.cluster.status()
+        monitor = self.bench.monitor
+        if monitor is None:
+            return status_line(statuses, None, time.time())
+        metrics = scrape(self.bench.metrics_port)
+        self._job_seen = self._job_seen or bool(metrics)
+        return status_line(
+            statuses, metrics, time.time(), job_note(monitor, metrics, self._job_seen)
+        )
 
 
-def print_signals(signals: list[Signal]) -> None:
-    """One line with the headline signals (what an on-call engineer looks at first)."""
-    parts = []
-    for name, scope, title, fmt in HEADLINES:
-        values = [
-            s.value for s in signals if s.name == name and (scope is None or s.labels == scope)
-        ]
-        if values:
-            parts.append(f"{title} {fmt.format(sum(values) if scope is None else values[0])}")
-    full_gc = sum(s.value for s in signals if s.name == "full_gc_count")
-    parts.append(f"full GCs {full_gc:.0f}")
-    for stale in (s for s in signals if s.name == "signal_stale" and s.value > 0):
-        age = stale.details.get("age_s", "?")
-        parts.append(f"{stale.label('source')} UNKNOWN (no new data for {age} s)")
-    print("signals: " + ("; ".join(parts) if parts else "(waiting for the first batches)"))
-
-
-def _next_wait(interval: float, deadline: float | None) -> float:
-    if deadline is None:
-        return interval
-    return max(0.0, min(interval, deadline - time.monotonic()))
+def job_note(monitor: MonitorProcesses, metrics: dict[Any, float], seen: bool) -> str:
+    """What the status line says about the monitor itself, when something is to be said."""
+    exited = [part for part in PARTS if not monitor.alive(part)]
+    if exited:
+        return f"exited: {', '.join(exited)} (see {monitor.workdir}/)"
+    if not metrics:
+        return "job /metrics not answering" if seen else "job starting"
+    return ""
 
 
 def print_topics(client_options: dict[str, object]) -> None:

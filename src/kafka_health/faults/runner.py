@@ -168,7 +168,7 @@ class FaultBench:
                              f"{scenario.description}")  # fmt: skip
                     result = self.run_one(ctx, scenario)
                     results.append(result)
-                    self.say(f"  -> {_one_line(result)}")
+                    self.say(f"  -> {one_line(result)}")
         finally:
             self.close()
         return results
@@ -202,17 +202,26 @@ class FaultBench:
         if o.layout == "transport":
             self.say("starting the 1-broker transport cluster for the monitor's own topics")
             self.transport = LocalCluster.create(transport_spec(spec)).up()
-        self.receiver = RecordingReceiver().start()
-        self._write_configs(self.cluster, self.receiver.url)
-        self.monitor = MonitorProcesses(self.config_file, o.workdir / "monitor")
-        self.say(f"starting the monitor (ship-logs, canary, run); logs in {o.workdir / 'monitor'}")
+        return self.start_monitor(self.cluster, RecordingReceiver(), o.workdir / "monitor")
+
+    def start_monitor(
+        self, cluster: LocalCluster, receiver: RecordingReceiver, logs: Path
+    ) -> FaultContext:
+        """Start ``receiver`` and the monitor's processes (their output in ``logs``) on the
+        running ``cluster`` (their own topics on ``self.transport`` when set); ``close`` stops
+        them and the clusters."""
+        self.cluster = cluster
+        self.receiver = receiver.start()
+        self._write_configs(cluster, self.receiver.url)
+        self.monitor = MonitorProcesses(self.config_file, logs)
+        self.say(f"starting the monitor (ship-logs, canary, run); logs in {logs}")
         self.monitor.start()
         return FaultContext(
-            cluster=self.cluster,
+            cluster=cluster,
             receiver=self.receiver,
             monitor=self.monitor,
             config_file=self.config_file,
-            workdir=o.workdir,
+            workdir=self.options.workdir,
             say=self.say,
         )
 
@@ -401,7 +410,9 @@ def _wait(condition: Callable[[], bool], timeout_s: float, poll_s: float = 0.5) 
         time.sleep(poll_s)
 
 
-def _one_line(r: RunResult) -> str:
+def one_line(r: RunResult) -> str:
+    """A run in one line (latency, cause, incidents, resolution), as the bench and the demo
+    print it."""
     if r.error:
         return f"error: {r.error}"
     page = f"page after {r.latency_s} s" if r.latency_s is not None else "MISSED"
