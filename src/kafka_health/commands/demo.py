@@ -190,11 +190,10 @@ def run(args: argparse.Namespace) -> int:
         else:
             receiver = RecordingReceiver(on_page=Timeline(console.say))
             ctx = bench.start_monitor(cluster, receiver, home / "logs")
-            console.timed(f"pages go to a console pager at {receiver.url}; signals and alerts "
-                          f"at http://127.0.0.1:{bench.metrics_port}/metrics")  # fmt: skip
-        console.timed(f"a status line every {args.interval:g} s (values the job does not report "
-                      "yet show ?; Spark's first batches take a minute or two); Ctrl-C stops "
-                      "the demo")  # fmt: skip
+            console.timed(f"pager {receiver.url}, metrics "
+                          f"http://127.0.0.1:{bench.metrics_port}/metrics")  # fmt: skip
+        console.timed(f"status every {args.interval:g} s (? = not reported yet: Spark takes a "
+                      "minute or two); Ctrl-C stops the demo")  # fmt: skip
         ticker = StatusTicker(cluster, bench, args.interval, console.say)
         ticker.start()
         if args.fault and ctx is not None:
@@ -225,8 +224,7 @@ def run_fault(
 ) -> None:
     """One run of ``scenario`` through the fault runner (healthy steady state, inject, page,
     undo, resolution), then its latency line."""
-    say(f"fault {scenario.name}: {scenario.description}; first waiting for a healthy "
-        f"monitor (up to {bench.options.healthy_timeout_s:.0f} s)")  # fmt: skip
+    say(f"fault {scenario.name} ({scenario.description}) once the monitor is healthy")
     result = bench.run_one(ctx, scenario)
     say(f"fault {scenario.name}: {one_line(result)}")
 

@@ -16,8 +16,9 @@ from kafka_health.devcluster.cluster import BrokerStatus
 from kafka_health.faults.monitor import Sample
 from kafka_health.faults.receiver import Page
 
-CAUSE_CHARS = 70
-"""A cause longer than this is cut (the pager's own page has it whole)."""
+CAUSE_CHARS = 90
+"""A cause is shown up to its first ``:`` or ``;`` (the gist; its explanation follows), and cut
+at this length (the page itself has it whole)."""
 FRESH_S = 60.0
 """A value is shown only while the query that computes it completed a batch this recently
 (the fault runner's steady-state criterion uses the same bound)."""
@@ -78,6 +79,8 @@ def _cause(firing: list[dict[str, Any]]) -> str:
 
 def _short(text: str, limit: int) -> str:
     text = " ".join(text.split())
+    gist = min((text.find(mark) for mark in (": ", "; ") if mark in text), default=len(text))
+    text = text[:gist]
     return text if len(text) <= limit else text[: limit - 3].rstrip() + "..."
 
 
