@@ -175,6 +175,18 @@ def test_a_value_whose_query_stopped_completing_batches_is_stale_and_shown_as_a_
     assert status_line(HEALTHY, job_metrics(now, batch_age_s=FRESH_S + 5), now).count("?") == 4
 
 
+def test_a_source_the_job_reports_stale_is_a_question_mark_and_named() -> None:
+    now = time.time()
+    metrics = job_metrics(now)
+    metrics[("kafka_health_signal_stale", (("source", "canary"),))] = 1.0
+    metrics[("kafka_health_signal_age_seconds", (("source", "canary"),))] = 31.5
+    metrics[("kafka_health_signal_stale", (("source", "cluster_state"),))] = 0.0
+    line = status_line(HEALTHY, metrics, now)
+    assert "canary ? |" in line, "the job still had a value: a stale one"
+    assert "under-replicated 4" in line, "cluster_state is not stale"
+    assert line.endswith("| stale: canary 32 s")
+
+
 def test_the_job_note_says_which_monitor_process_exited(tmp_path: Path) -> None:
     monitor = MonitorProcesses(tmp_path / "monitor.yaml", tmp_path / "logs")
     assert job_note(monitor, {}, seen=False) == (

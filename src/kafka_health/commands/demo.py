@@ -214,9 +214,18 @@ def run(args: argparse.Namespace) -> int:
         bench.close()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-        console.timed("demo stopped: every process it started is gone")
+        left = survivors(bench, cluster)
+        console.timed("demo stopped: every process it started is gone" if not left
+                      else f"demo stopped, but still running: {', '.join(left)}")  # fmt: skip
         console.mute()
     return 0
+
+
+def survivors(bench: FaultBench, cluster: LocalCluster) -> list[str]:
+    """What still runs of the demo's processes (after ``bench.close()``: nothing)."""
+    monitor = bench.monitor
+    left = [part for part in PARTS if monitor is not None and monitor.alive(part)]
+    return left + (["Kafka brokers"] if cluster.any_running() else [])
 
 
 def run_fault(

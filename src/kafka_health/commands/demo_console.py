@@ -100,19 +100,20 @@ class Headline:
     metric: str
     queries: tuple[str, ...]
     fmt: str
+    source: str = ""
+    """The job's name for the data it reads (``signal_stale{source}``), when it tracks one."""
 
 
 HEADLINES = (
-    Headline("canary", "kafka_health_canary_availability_ratio", ("write_path",), "{:.1%}"),
-    Headline("under-replicated", "kafka_health_under_replicated_partitions", ("isr",), "{:.0f}"),
-    Headline("under min ISR", "kafka_health_under_min_isr_partitions", ("isr",), "{:.0f}"),
-    Headline(
-        "elections/min",
-        "kafka_health_leader_elections_per_minute",
-        ("broker_logs", "isr"),
-        "{:g}",
-    ),
-)
+    Headline("canary", "kafka_health_canary_availability_ratio", ("write_path",), "{:.1%}",
+             "canary"),
+    Headline("under-replicated", "kafka_health_under_replicated_partitions", ("isr",), "{:.0f}",
+             "cluster_state"),
+    Headline("under min ISR", "kafka_health_under_min_isr_partitions", ("isr",), "{:.0f}",
+             "cluster_state"),
+    Headline("elections/min", "kafka_health_leader_elections_per_minute",
+             ("broker_logs", "isr"), "{:g}"),
+)  # fmt: skip
 
 
 def brokers_text(statuses: Iterable[BrokerStatus]) -> str:
@@ -125,19 +126,37 @@ def brokers_text(statuses: Iterable[BrokerStatus]) -> str:
 
 
 def headline_values(metrics: dict[Sample, float], now: float) -> list[str]:
-    """``title value`` per headline; ``?`` when the job does not report it or the queries
-    that compute it completed no batch within ``FRESH_S`` (a number would be stale)."""
-    last_batch = {
-        dict(lbl).get("query", ""): value
-        for (name, lbl), value in metrics.items()
-        if name == "kafka_health_job_last_batch_timestamp"
-    }
+    """``title value`` per headline; ``?`` when the job does not report it, says its source
+    is stale, or the queries that compute it completed no batch within ``FRESH_S`` (a number
+    would be stale)."""
+    last_batch = _by_label(metrics, "kafka_health_job_last_batch_timestamp", "query")
+    stale = stale_sources(metrics)
     out = []
     for h in HEADLINES:
         value = metrics.get((h.metric, ()))
-        fresh = all(now - last_batch.get(q, float("-inf")) <= FRESH_S for q in h.queries)
+        fresh = h.source not in stale and all(
+            now - last_batch.get(q, float("-inf")) <= FRESH_S for q in h.queries
+        )
         out.append(f"{h.title} {h.fmt.format(value) if value is not None and fresh else '?'}")
     return out
+
+
+def stale_sources(metrics: dict[Sample, float]) -> dict[str, float | None]:
+    """Sources the job reports stale (``signal_stale`` 1), with their age in seconds."""
+    ages = _by_label(metrics, "kafka_health_signal_age_seconds", "source")
+    return {
+        source: ages.get(source)
+        for source, value in _by_label(metrics, "kafka_health_signal_stale", "source").items()
+        if value > 0
+    }
+
+
+def _by_label(metrics: dict[Sample, float], name: str, label: str) -> dict[str, float]:
+    return {
+        dict(labels).get(label, ""): value
+        for (sample, labels), value in metrics.items()
+        if sample == name
+    }
 
 
 def status_line(
@@ -151,6 +170,12 @@ def status_line(
     parts = [f"{clock_time(now)} {brokers_text(statuses)}"]
     if metrics is not None:
         parts += headline_values(metrics, now)
+        stale = stale_sources(metrics)
+        if stale:
+            parts.append("stale: " + ", ".join(
+                f"{source}{'' if age is None else f' {age:.0f} s'}"
+                for source, age in sorted(stale.items())
+            ))  # fmt: skip
     if job_note:
         parts.append(job_note)
     return " | ".join(parts)
