@@ -157,6 +157,7 @@ def run(args: argparse.Namespace) -> int:
         scenarios=[],
         workdir=home,
         mode=spec.mode,
+        layout="single",  # one cluster in the demo folder carries the monitor's topics too
         base=config,
         keep_firing_cap_s=None,  # the shipped rules, as a user runs them
         healthy_timeout_s=HEALTHY_TIMEOUT_S,
