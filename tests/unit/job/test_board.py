@@ -1,14 +1,16 @@
-"""The driver's SignalBoard: rows in, signals out (pure Python, injected clock)."""
+"""The driver's SignalBoard: batches folded once per id, state saved and resumed."""
 
 from __future__ import annotations
 
-from types import SimpleNamespace as Row
+import json
 
 import pytest
+from detector_support import batch, broker, by_name, event, failed, ok, part, probe
 
 from kafka_health.config import JobConfig
-from kafka_health.job.board import LOG_STREAM, SignalBoard, distinct_elections
-from kafka_health.model import labels
+from kafka_health.detectors.inputs import LogStream
+from kafka_health.job.board import SignalBoard, distinct_elections
+from kafka_health.model import SIGNALS, labels
 
 # (case, reports (topic, partition, epoch, leader), expected {election: leader}, why)
 ELECTIONS = [
@@ -47,27 +49,51 @@ def test_distinct_elections(case: str, reports: list, expected: dict, why: str) 
     assert distinct_elections(reports) == expected, why
 
 
-def test_live_broker_without_any_log_is_reported_blind() -> None:
+T0 = 1_700_000_000_000
+
+
+def busy_batch(shift_ms: int = 0) -> object:
+    t = T0 + shift_ms
+    return batch(
+        outcomes=[ok(0, 1 + shift_ms, t), failed(1, 2 + shift_ms, t, "Timeout", leader=2)],
+        probes=[probe(0, 1 + shift_ms, t, offset=shift_ms)],
+        cluster=[part(t, "orders", 0, 1, [1]), broker(t, 1)],
+        events=[event("full_gc", "1", t, pause_s=12.0),
+                event("leader_change", "2", t, topic="orders", partition=1, leader=2,
+                      leader_epoch=4)],
+        streams=[LogStream("1", "gc", 3)],
+    )  # fmt: skip
+
+
+def test_a_replayed_batch_changes_nothing() -> None:
     now = [1000.0]
     board = SignalBoard(JobConfig(), clock=lambda: now[0])
-    board.on_isr([Row(kind="broker", leader=b, offline=False) for b in (1, 2)] + [Row(kind="end")])
-    board.on_deadlines(
-        [
-            Row(scope=LOG_STREAM, id=f"1/{kind}", state="armed", last_seen_ms=999_000,
-                changed_ms=999_000, attr=None)
-            for kind in ("server", "controller", "state-change", "gc")
-        ]
-    )  # fmt: skip
-    now[0] = 1400.0  # a later snapshot still lists both brokers live
-    board.on_isr([Row(kind="broker", leader=b, offline=False) for b in (1, 2)] + [Row(kind="end")])
-    ages = {s.labels: s for s in board.signals() if s.name == "log_stream_age_seconds"}
-    assert ages[labels(broker_id=1, kind="server")].value == pytest.approx(401.0)
-    never = ages[labels(broker_id=2, kind="gc")]
-    assert never.value == pytest.approx(400.0) and never.details["state"] == "never"
-    assert labels(broker_id=2, kind="server") in ages
+    assert board.fold(7, busy_batch()) is True  # type: ignore[arg-type]
+    state, signals = board.state(), board.signals()
+    now[0] = 1001.0  # Spark replays batch 7 after a crash, a second later
+    assert board.fold(7, busy_batch()) is False  # type: ignore[arg-type]
+    assert board.fold(6, busy_batch(5)) is False  # type: ignore[arg-type]
+    assert board.state() == state
+    now[0] = 1000.0
+    assert board.signals() == signals
+    assert by_name(signals, "canary_sends")[labels()].value == 2
 
 
-def test_dead_broker_is_not_reported_blind() -> None:
+def test_a_restart_resumes_the_saved_state_and_still_skips_the_saved_batch() -> None:
     board = SignalBoard(JobConfig(), clock=lambda: 1000.0)
-    board.on_isr([Row(kind="broker", leader=3, offline=True), Row(kind="end")])
-    assert not [s for s in board.signals() if s.name == "log_stream_age_seconds"]
+    board.fold(3, busy_batch())  # type: ignore[arg-type]
+    saved = json.loads(json.dumps(board.state()))  # through the file's JSON
+    resumed = SignalBoard(JobConfig(), clock=lambda: 1000.0)
+    resumed.restore(saved)
+    assert resumed.batch_id == 3 and resumed.signals() == board.signals()
+    assert resumed.fold(3, busy_batch()) is False  # type: ignore[arg-type]
+    assert resumed.fold(4, busy_batch(1000)) is True  # type: ignore[arg-type]
+    assert by_name(resumed.signals(), "canary_sends")[labels()].value == 4
+
+
+def test_every_signal_is_in_the_catalogue_with_its_labels() -> None:
+    board = SignalBoard(JobConfig(canary_silence_s=1.0), clock=lambda: 1000.0)
+    board.fold(0, busy_batch())  # type: ignore[arg-type]
+    for s in board.signals():
+        spec = SIGNALS[s.name]
+        assert set(dict(s.labels)) <= set(spec.labels), s
