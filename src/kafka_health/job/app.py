@@ -21,7 +21,7 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any, Protocol
 
 from kafka_health.config import MonitorConfig
-from kafka_health.job.batch import decode_rows, driver_rows, parsed_logs
+from kafka_health.job.batch import decode_rows, driver_rows, parsed_stream, split_batch
 from kafka_health.job.board import SignalBoard
 from kafka_health.job.health import JobHealth, make_listener
 from kafka_health.job.intervals import interval, interval_ms
@@ -82,7 +82,7 @@ class MonitorJob:
 
     def _start(self) -> Any:
         writer = (
-            self.source()
+            parsed_stream(self.source(), self.config)
             .writeStream.queryName(QUERY)
             .option("checkpointLocation", str(self.checkpoint))
             .foreachBatch(self.process_batch)
@@ -91,22 +91,19 @@ class MonitorJob:
             return writer.trigger(availableNow=True).start()
         return writer.trigger(processingTime=interval(self.config.job.trigger_interval_s)).start()
 
-    def process_batch(self, raw: DataFrame, batch_id: int) -> None:
-        """Parse once, count, dead-letter, collect the events; fold them in once per id."""
+    def process_batch(self, batch: DataFrame, batch_id: int) -> None:
+        """Count, dead-letter, collect the events of a parsed batch; fold them in once per id."""
         if batch_id <= self.board.batch_id:
             log.info("batch %d was folded in before the restart: skipped", batch_id)
             return
-        raw.persist()
+        batch.persist()  # parsed once, read by the collect and the dead-letter write
         try:
-            parsed = parsed_logs(raw, self.config).persist()
-            try:
-                decoded = decode_rows(driver_rows(raw, parsed, self.config).collect())
-                if decoded.dead_letters:
-                    self._write_dead_letters(parsed)
-            finally:
-                parsed.unpersist()
+            raw, parsed = split_batch(batch, self.config)
+            decoded = decode_rows(driver_rows(raw, parsed, self.config).collect())
+            if decoded.dead_letters:
+                self._write_dead_letters(parsed)
         finally:
-            raw.unpersist()
+            batch.unpersist()
         self.board.fold(batch_id, decoded.batch)
         self.parse_counts.add(decoded.counts)
         write_state(

@@ -1,9 +1,10 @@
 """One micro-batch of the monitor's topics -> the few rows the driver's detectors need.
 
-Spark reads all the monitor's topics in one query. Per batch, on the persisted raw records:
-broker-log records are decoded and parsed once (Spark built-in functions only,
-:mod:`kafka_health.parsing`), outcomes are counted by reason, lines that are not events are
-dropped, and what is left is one small DataFrame of ``(kind, json)`` rows: canary outcomes and
+Spark reads all the monitor's topics in one query whose plan decodes and parses each record
+once (Spark built-in functions only, :mod:`kafka_health.parsing`; the plan is built once, when
+the query starts: :func:`parsed_stream`). Per batch, on the persisted parsed records, outcomes
+are counted by reason, lines that are not events are dropped, and what is left is one small
+DataFrame of ``(kind, json)`` rows: canary outcomes and
 probes, cluster-state records, events of the types detectors read, the (broker, log kind)
 streams seen, and the parse counts. One ``collect`` brings them to the driver, where
 :func:`decode_rows` turns them into a :class:`~kafka_health.detectors.inputs.Batch`.
@@ -74,15 +75,36 @@ class Decoded:
         return sum(c.dead_letters for c in self.counts)
 
 
-def parsed_logs(raw: DataFrame, config: MonitorConfig) -> DataFrame:
-    """Every broker-log record of the batch, decoded and parsed, with its outcome."""
-    from pyspark.sql import functions as F
-
+def parsed_stream(source: DataFrame, config: MonitorConfig) -> DataFrame:
+    """The query's rows: every record of every topic, decoded and parsed as a broker-log
+    record, narrowed to what the batch needs (the source columns, the outcome, the event
+    fields). Built once when the query starts, so a batch does not rebuild the parser's large
+    plan; records of the other topics come out as unparseable and are told apart by
+    ``source_topic`` (their cost is negligible: a few per second)."""
+    from kafka_health.parsing.deadletter import DEAD_LETTER_COLUMNS
     from kafka_health.parsing.envelope import decode_records
     from kafka_health.parsing.events import parse_entries
 
-    records = raw.where(F.col("topic") == config.topics.broker_logs)
-    return parse_entries(decode_records(records, config.parsing), config.parsing)
+    parsed = parse_entries(decode_records(source, config.parsing), config.parsing)
+    wanted = dict.fromkeys(
+        (*[c for c in DEAD_LETTER_COLUMNS if c != "value_bytes"], "outcome", "reason", "kind",
+         "n_lines", *EVENT_COLUMNS)
+    )  # fmt: skip
+    return parsed.select(*wanted)
+
+
+def split_batch(batch: DataFrame, config: MonitorConfig) -> tuple[DataFrame, DataFrame]:
+    """(records of the monitor's other topics as ``topic``/``value``/``offset``, parsed
+    broker-log rows) of one batch of :func:`parsed_stream`."""
+    from pyspark.sql import functions as F
+
+    is_log = F.col("source_topic") == config.topics.broker_logs
+    raw = batch.where(~is_log).select(
+        F.col("source_topic").alias("topic"),
+        F.col("source_value").alias("value"),
+        F.col("source_offset").alias("offset"),
+    )
+    return raw, batch.where(is_log)
 
 
 def driver_rows(raw: DataFrame, parsed: DataFrame, config: MonitorConfig) -> DataFrame:
