@@ -59,7 +59,7 @@ def test_snapshots_give_exact_unhealthy_sets_also_after_a_restart(
     produce(config, config.topics.cluster_state, first + second + third)
 
     job = MonitorJob(spark, config)
-    job.run_available_now(["isr"])
+    job.run_available_now()
     signals = job.board.signals()
     urp = by_name(signals, "under_replicated_partitions")
     assert partitions_of(urp[labels()]) == ["orders-1"]
@@ -72,10 +72,10 @@ def test_snapshots_give_exact_unhealthy_sets_also_after_a_restart(
     assert elections[labels(broker_id=2)].value == 1
 
     # Restart from the checkpoint: one new snapshot describes only orders-0, yet the state of
-    # orders-1 kept in the checkpoint still counts; nothing is counted twice.
+    # orders-1 saved with the detectors still counts; nothing is counted twice.
     produce(config, config.topics.cluster_state, [partition(t0 + 80_000, "orders", 0, 1, [1])])
     restarted = MonitorJob(spark, config)
-    restarted.run_available_now(["isr"])
+    restarted.run_available_now()
     signals = restarted.board.signals()
     urp = by_name(signals, "under_replicated_partitions")
     assert partitions_of(urp[labels()]) == ["orders-0", "orders-1"]

@@ -85,7 +85,7 @@ def test_log_events_become_exact_signals(kafka_cluster: Any, spark: Any, tmp_pat
     produce(config, config.topics.cluster_state, snapshot)
 
     job = MonitorJob(spark, config)
-    job.run_available_now(["broker_logs", "isr", "parse_quality"])
+    job.run_available_now()
     signals = job.board.signals()
 
     elections = by_name(signals, "leader_elections_per_minute")

@@ -62,7 +62,7 @@ def test_kafka_outage_is_reported_and_counting_resumes_exactly(
         ]
 
     produce(config, config.topics.canary_results, results(0, 100))
-    job = MonitorJob(spark, config, only=["write_path"])
+    job = MonitorJob(spark, config)
     stop = threading.Event()
     runner = threading.Thread(target=job.run, args=(stop,), daemon=True)
     runner.start()
@@ -74,8 +74,8 @@ def test_kafka_outage_is_reported_and_counting_resumes_exactly(
 
         def unreachable() -> bool:
             found = by_name(job.health.signals(), "job_kafka_unreachable")
-            return found.get(labels(query="write_path")) is not None and (
-                found[labels(query="write_path")].value == 1.0
+            return found.get(labels(query="monitor")) is not None and (
+                found[labels(query="monitor")].value == 1.0
             )
 
         wait_for(lambda: sends() == 100, 180, "the first 100 results")
@@ -88,7 +88,7 @@ def test_kafka_outage_is_reported_and_counting_resumes_exactly(
         assert not unreachable()
         time.sleep(3)  # a few more triggers: nothing is counted twice
         assert sends() == 150
-        assert job.health.query("write_path").restarts_total >= 1
+        assert job.health.query("monitor").restarts_total >= 1
     finally:
         stop.set()
         runner.join(timeout=120)

@@ -42,7 +42,7 @@ from tests.system_tools import run, tool
 from kafka_health.alerting.rules import load_rules
 from kafka_health.canary.metrics import serve_metrics
 from kafka_health.canary.records import ProbeOutcome
-from kafka_health.job.canary import QUANTILES
+from kafka_health.detectors.write_path import QUANTILES
 from kafka_health.model import SIGNALS, Signal, labels
 from kafka_health.shipper.metrics import ShipperMetrics
 

@@ -1,9 +1,13 @@
-"""Wire the job: sources → signal queries → the driver's SignalBoard → sinks; supervise.
+"""Wire the job: one query over the monitor's topics -> detectors on the driver -> sinks.
 
-Each query reads its own Kafka source and keeps its own checkpoint under
-``<spark.checkpoint_dir>/<cluster_name>/<query>``, so a restart resumes each one exactly where
-it committed. ``foreachBatch`` runs on the driver and hands the (small, aggregated) rows to the
-board; sinks (the alert service, the exporter) read signals from the board.
+One streaming query reads every topic the monitor needs (canary, canary results, cluster
+state, broker logs; one Kafka source per cluster, unioned) and hands each micro-batch to
+:meth:`MonitorJob.process_batch` (``foreachBatch``): Spark decodes and parses the broker logs
+once, counts parse outcomes, writes dead letters and drops what is not an event; only the few
+remaining rows reach the driver, where the :class:`~kafka_health.job.board.SignalBoard` folds
+them into the detectors once per batch id and the state is saved with that id under the
+query's checkpoint (``<spark.checkpoint_dir>/<cluster_name>/monitor``). A batch Spark replays
+after a crash is skipped; a restart resumes both the query and the detectors.
 """
 
 from __future__ import annotations
@@ -11,31 +15,29 @@ from __future__ import annotations
 import logging
 import signal
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any, Protocol
 
 from kafka_health.config import MonitorConfig
-from kafka_health.job.board import CANARY_PARTITION, SignalBoard, stale_after
-from kafka_health.job.canary import canary_outcomes, write_path_windows
-from kafka_health.job.deadlines import log_deadline_requests
+from kafka_health.job.batch import decode_rows, driver_rows, parsed_stream, split_batch
+from kafka_health.job.board import SignalBoard, stale_after
 from kafka_health.job.health import JobHealth, make_listener
 from kafka_health.job.intervals import interval, interval_ms
-from kafka_health.job.logs import log_event_windows
-from kafka_health.job.loss import probe_observations, write_anomalies
 from kafka_health.job.parse_counts import ParseCounts
 from kafka_health.job.sources import kafka_stream
+from kafka_health.job.state_file import read_state, write_state
 from kafka_health.job.supervisor import QueryDefinition, Supervisor
 from kafka_health.kafka_clients import spark_kafka_options
 from kafka_health.model import Signal
-from kafka_health.parsing.envelope import decode_records
-from kafka_health.parsing.events import events_only, outcome_counts, parse_entries
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
 log = logging.getLogger(__name__)
+
+QUERY = "monitor"
 
 
 class SignalSink(Protocol):
@@ -48,11 +50,7 @@ class MonitorJob:
     """The streaming health job; ``run`` blocks until ``stop`` is set."""
 
     def __init__(
-        self,
-        spark: SparkSession,
-        config: MonitorConfig,
-        sinks: Iterable[SignalSink] = (),
-        only: Iterable[str] | None = None,
+        self, spark: SparkSession, config: MonitorConfig, sinks: Iterable[SignalSink] = ()
     ) -> None:
         self.spark = spark
         self.config = config
@@ -60,145 +58,79 @@ class MonitorJob:
         self.health = JobHealth()
         self.parse_counts = ParseCounts()
         self.sinks = list(sinks)
-        self._checkpoints = Path(config.spark.checkpoint_dir).expanduser() / config.cluster_name
+        checkpoints = Path(config.spark.checkpoint_dir).expanduser() / config.cluster_name
+        self.checkpoint = checkpoints / QUERY
+        self.state_path = self.checkpoint / "detectors" / "state.json"
         self._publish_lock = threading.Lock()
         self.available_now = False  # process what is there, then stop (tests, backfills)
+        self._resume()
         spark.conf.set("spark.sql.streaming.stopTimeout", interval_ms(config.job.stop_timeout_s))
         self._listener = make_listener(self.health)
         spark.streams.addListener(self._listener)
-        wanted = None if only is None else set(only)
-        definitions = [d for d in self.query_definitions() if wanted is None or d.name in wanted]
-        self.supervisor = Supervisor(definitions, config.job, self.health)
+        self.supervisor = Supervisor(self.query_definitions(), config.job, self.health)
 
-    # ------------------------------------------------------------------ queries
+    # ------------------------------------------------------------------ the query
 
     def query_definitions(self) -> list[QueryDefinition]:
+        return [QueryDefinition(QUERY, self._start)]
+
+    def source(self) -> DataFrame:
+        """The raw records of every topic the detectors read."""
         topics = self.config.topics
-        return [
-            self._definition(
-                "write_path",
-                lambda: write_path_windows(
-                    canary_outcomes(kafka_stream(self.spark, self.config, [topics.canary_results]),
-                                    topics.canary_results),
-                    self.config.job,
-                ),
-                "update",
-                self.board.on_write_path,
-            ),
-            self._definition(
-                "write_loss",
-                lambda: write_anomalies(
-                    probe_observations(
-                        kafka_stream(
-                            self.spark, self.config, [topics.canary, topics.canary_results]
-                        ),
-                        topics.canary,
-                        topics.canary_results,
-                    ),
-                    self.config.job,
-                ),
-                "append",
-                self.board.on_write_anomalies,
-            ),
-            self._definition("isr", self._isr, "update", self.board.on_isr),
-            self._definition(
-                "broker_logs",
-                lambda: log_event_windows(events_only(self._parsed_logs()), self.config.job),
-                "update",
-                self.board.on_log_windows,
-            ),
-            self._definition(
-                "parse_quality", self._parsed_logs, "append", self._on_parsed, collect=False
-            ),
-            self._definition(
-                "deadlines",
-                lambda: self._deadlines(),
-                "update",
-                self.board.on_deadlines,
-                needs_processing_time=True,
-            ),
-        ]  # fmt: skip
+        wanted = [topics.canary, topics.canary_results, topics.cluster_state, topics.broker_logs]
+        return kafka_stream(self.spark, self.config, wanted)
 
-    def _parsed_logs(self) -> DataFrame:
-        """Broker log records, from a source of their own, decoded and parsed (every row, with
-        its outcome)."""
-        records = kafka_stream(self.spark, self.config, [self.config.topics.broker_logs])
-        return parse_entries(decode_records(records, self.config.parsing), self.config.parsing)
-
-    def _isr(self) -> DataFrame:
-        from kafka_health.job.isr import log_updates, snapshot_updates, track_isr
-
-        topics = self.config.topics
-        snapshots = kafka_stream(self.spark, self.config, [topics.cluster_state])
-        updates = snapshot_updates(snapshots, topics.cluster_state).unionByName(
-            log_updates(events_only(self._parsed_logs()))
+    def _start(self) -> Any:
+        writer = (
+            parsed_stream(self.source(), self.config)
+            .writeStream.queryName(QUERY)
+            .option("checkpointLocation", str(self.checkpoint))
+            .foreachBatch(self.process_batch)
         )
-        return track_isr(updates, self.config.job.isr_expire_after_s)
+        if self.available_now:
+            return writer.trigger(availableNow=True).start()
+        return writer.trigger(processingTime=interval(self.config.job.trigger_interval_s)).start()
 
-    def _on_parsed(self, batch: DataFrame) -> None:
-        """Count outcomes by reason; send dead letters (with source offsets) to their topic."""
-        from kafka_health.parsing.deadletter import dead_letter_records, dead_letters
-
-        batch.persist()
+    def process_batch(self, batch: DataFrame, batch_id: int) -> None:
+        """Count, dead-letter, collect the events of a parsed batch; fold them in once per id."""
+        if batch_id <= self.board.batch_id:
+            log.info("batch %d was folded in before the restart: skipped", batch_id)
+            return
+        batch.persist()  # parsed once, read by the collect and the dead-letter write
         try:
-            self.parse_counts.add(outcome_counts(batch).collect())
-            letters = dead_letter_records(dead_letters(batch, self.config.parsing.dead_letter))
-            (
-                letters.write.format("kafka")
-                .options(**spark_kafka_options(self.config.transport_kafka()))
-                .option("topic", self.config.topics.dead_letter)
-                .save()
-            )
+            raw, parsed = split_batch(batch, self.config)
+            decoded = decode_rows(driver_rows(raw, parsed, self.config).collect())
+            if decoded.dead_letters:
+                self._write_dead_letters(parsed)
         finally:
             batch.unpersist()
-
-    def _deadlines(self) -> DataFrame:
-        from pyspark.sql import functions as F
-
-        from kafka_health.job.deadlines import track_deadlines
-
-        topics = self.config.topics
-        results = kafka_stream(self.spark, self.config, [topics.canary_results])
-        outcomes = canary_outcomes(results, topics.canary_results)
-        canary = outcomes.where(F.col("acks") == "all").select(
-            F.lit(CANARY_PARTITION).alias("scope"),
-            F.col("partition").cast("string").alias("id"),
-            F.lit("touch").alias("action"),
-            F.col("done_ms").alias("at_ms"),
-            F.lit(int(self.config.job.canary_silence_s * 1000)).cast("bigint").alias("deadline_ms"),
-            F.col("leader").cast("string").alias("attr"),
+        self.board.fold(batch_id, decoded.batch)
+        self.parse_counts.add(decoded.counts)
+        write_state(
+            self.state_path,
+            {"board": self.board.state(), "parse_counts": self.parse_counts.state()},
         )
-        logs = log_deadline_requests(self._parsed_logs(), self.config.job)
-        return track_deadlines(canary.unionByName(logs))
+        self.publish()
 
-    def _definition(
-        self,
-        name: str,
-        build: Callable[[], DataFrame],
-        output_mode: str,
-        on_rows: Callable[[Any], None],
-        needs_processing_time: bool = False,
-        collect: bool = True,
-    ) -> QueryDefinition:
-        def start() -> Any:
-            def each_batch(batch: DataFrame, batch_id: int) -> None:
-                on_rows(batch.collect() if collect else batch)
-                self.publish()
+    def _write_dead_letters(self, parsed: DataFrame) -> None:
+        """Send dead letters (with their source offsets) to the dead-letter topic."""
+        from kafka_health.parsing.deadletter import dead_letter_records, dead_letters
 
-            writer = (
-                build()
-                .writeStream.queryName(name)
-                .outputMode(output_mode)
-                .option("checkpointLocation", str(self._checkpoints / name))
-                .foreachBatch(each_batch)
-            )
-            if self.available_now:
-                return writer.trigger(availableNow=True).start()
-            return writer.trigger(
-                processingTime=interval(self.config.job.trigger_interval_s)
-            ).start()
+        letters = dead_letter_records(dead_letters(parsed, self.config.parsing.dead_letter))
+        (
+            letters.write.format("kafka")
+            .options(**spark_kafka_options(self.config.transport_kafka()))
+            .option("topic", self.config.topics.dead_letter)
+            .save()
+        )
 
-        return QueryDefinition(name, start, needs_processing_time)
+    def _resume(self) -> None:
+        saved = read_state(self.state_path)
+        if saved is None:
+            return
+        self.board.restore(saved.get("board", {}))
+        self.parse_counts.restore(saved.get("parse_counts", {}))
+        log.info("detector state resumed at batch %d", self.board.batch_id)
 
     # ------------------------------------------------------------------ running
 
@@ -215,26 +147,19 @@ class MonitorJob:
                 except Exception:  # a sink's failure must not fail the batch
                     log.exception("signal sink %r failed", sink)
 
-    def run_available_now(self, names: Iterable[str] | None = None, timeout_s: float = 600) -> None:
-        """Run the named queries over what their topics hold now, one by one (default: all
-        but those whose timers run on the wall clock)."""
-        wanted = set(names) if names is not None else None
+    def run_available_now(self, timeout_s: float = 600) -> None:
+        """Process what the topics hold now (``availableNow``), then stop."""
         self.available_now = True
         try:
-            for definition in self.query_definitions():
-                if wanted is not None and definition.name not in wanted:
-                    continue
-                if wanted is None and definition.needs_processing_time:
-                    continue
-                query = definition.start()
-                try:
-                    if not query.awaitTermination(timeout_s):
-                        raise TimeoutError(f"query {definition.name} ran past {timeout_s} s")
-                    error = query.exception()
-                    if error is not None:
-                        raise RuntimeError(f"query {definition.name} failed: {error}")
-                finally:
-                    query.stop()
+            query = self._start()
+            try:
+                if not query.awaitTermination(timeout_s):
+                    raise TimeoutError(f"query {QUERY} ran past {timeout_s} s")
+                error = query.exception()
+                if error is not None:
+                    raise RuntimeError(f"query {QUERY} failed: {error}")
+            finally:
+                query.stop()
         finally:
             self.available_now = False
 

@@ -17,7 +17,7 @@ from prometheus_client.registry import Collector
 
 
 class ParseCounts(Collector):
-    """Running totals, fed once per micro-batch."""
+    """Running totals, fed once per micro-batch (the job skips a replayed batch)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -31,6 +31,19 @@ class ParseCounts(Collector):
                 key = (row.outcome or "", row.reason or "", row.type or "")
                 self._entries[key] = self._entries.get(key, 0) + int(row.entries or 0)
                 self._lines[key] = self._lines.get(key, 0) + int(row.lines or 0)
+
+    def state(self) -> dict[str, Any]:
+        """The running totals as JSON-ready data (persisted with the job's batch id)."""
+        with self._lock:
+            return {
+                "entries": [[*k, n] for k, n in self._entries.items()],
+                "lines": [[*k, n] for k, n in self._lines.items()],
+            }
+
+    def restore(self, state: dict[str, Any]) -> None:
+        with self._lock:
+            self._entries = {(o, r, t): int(n) for o, r, t, n in state.get("entries", [])}
+            self._lines = {(o, r, t): int(n) for o, r, t, n in state.get("lines", [])}
 
     def totals(self) -> dict[tuple[str, str, str], int]:
         with self._lock:

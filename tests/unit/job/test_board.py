@@ -1,14 +1,16 @@
-"""The driver's SignalBoard: rows in, signals out (pure Python, injected clock)."""
+"""The driver's SignalBoard: batches folded once per id, state saved and resumed."""
 
 from __future__ import annotations
 
-from types import SimpleNamespace as Row
+import json
 
 import pytest
+from detector_support import batch, broker, by_name, event, failed, ok, part, probe
 
 from kafka_health.config import JobConfig
-from kafka_health.job.board import LOG_STREAM, SignalBoard, distinct_elections
-from kafka_health.model import labels
+from kafka_health.detectors.inputs import LogStream
+from kafka_health.job.board import SignalBoard, distinct_elections
+from kafka_health.model import SIGNALS, labels
 
 # (case, reports (topic, partition, epoch, leader), expected {election: leader}, why)
 ELECTIONS = [
@@ -47,65 +49,77 @@ def test_distinct_elections(case: str, reports: list, expected: dict, why: str) 
     assert distinct_elections(reports) == expected, why
 
 
-def test_live_broker_without_any_log_is_reported_blind() -> None:
+T0 = 1_700_000_000_000
+
+
+def busy_batch(shift_ms: int = 0) -> object:
+    t = T0 + shift_ms
+    return batch(
+        outcomes=[ok(0, 1 + shift_ms, t), failed(1, 2 + shift_ms, t, "Timeout", leader=2)],
+        probes=[probe(0, 1 + shift_ms, t, offset=shift_ms)],
+        cluster=[part(t, "orders", 0, 1, [1]), broker(t, 1)],
+        events=[event("full_gc", "1", t, pause_s=12.0),
+                event("leader_change", "2", t, topic="orders", partition=1, leader=2,
+                      leader_epoch=4)],
+        streams=[LogStream("1", "gc", 3)],
+    )  # fmt: skip
+
+
+def test_a_replayed_batch_changes_nothing() -> None:
     now = [1000.0]
     board = SignalBoard(JobConfig(), clock=lambda: now[0])
-    board.on_isr([Row(kind="broker", leader=b, offline=False) for b in (1, 2)] + [Row(kind="end")])
-    board.on_deadlines(
-        [
-            Row(scope=LOG_STREAM, id=f"1/{kind}", state="armed", last_seen_ms=999_000,
-                changed_ms=999_000, attr=None)
-            for kind in ("server", "controller", "state-change", "gc")
-        ]
-    )  # fmt: skip
-    now[0] = 1400.0  # a later snapshot still lists both brokers live
-    board.on_isr([Row(kind="broker", leader=b, offline=False) for b in (1, 2)] + [Row(kind="end")])
-    ages = {s.labels: s for s in board.signals() if s.name == "log_stream_age_seconds"}
-    assert ages[labels(broker_id=1, kind="server")].value == pytest.approx(401.0)
-    never = ages[labels(broker_id=2, kind="gc")]
-    assert never.value == pytest.approx(400.0) and never.details["state"] == "never"
-    assert labels(broker_id=2, kind="server") in ages
+    assert board.fold(7, busy_batch()) is True  # type: ignore[arg-type]
+    state, signals = board.state(), board.signals()
+    now[0] = 1001.0  # Spark replays batch 7 after a crash, a second later
+    assert board.fold(7, busy_batch()) is False  # type: ignore[arg-type]
+    assert board.fold(6, busy_batch(5)) is False  # type: ignore[arg-type]
+    assert board.state() == state
+    now[0] = 1000.0
+    assert board.signals() == signals
+    assert by_name(signals, "canary_sends")[labels()].value == 2
 
 
-def test_dead_broker_is_not_reported_blind() -> None:
+def test_a_restart_resumes_the_saved_state_and_still_skips_the_saved_batch() -> None:
     board = SignalBoard(JobConfig(), clock=lambda: 1000.0)
-    board.on_isr([Row(kind="broker", leader=3, offline=True), Row(kind="end")])
-    assert not [s for s in board.signals() if s.name == "log_stream_age_seconds"]
+    board.fold(3, busy_batch())  # type: ignore[arg-type]
+    saved = json.loads(json.dumps(board.state()))  # through the file's JSON
+    resumed = SignalBoard(JobConfig(), clock=lambda: 1000.0)
+    resumed.restore(saved)
+    assert resumed.batch_id == 3 and resumed.signals() == board.signals()
+    assert resumed.fold(3, busy_batch()) is False  # type: ignore[arg-type]
+    assert resumed.fold(4, busy_batch(1000)) is True  # type: ignore[arg-type]
+    assert by_name(resumed.signals(), "canary_sends")[labels()].value == 4
 
 
-def _write_path_row(broker: str, end_s: float, last_send_s: float, successes: int) -> Row:
-    from datetime import UTC, datetime
-
-    from kafka_health.job.canary import LEVEL_BROKER
-
-    return Row(
-        level=LEVEL_BROKER, broker_id=broker, partition=None,
-        window=Row(end=datetime.fromtimestamp(end_s, UTC)), last_send_ms=int(last_send_s * 1000),
-        sends=10, successes=successes, errors=["TimeoutException"] * (10 - successes),
-        ack_quantiles=[0.01, 0.02, 0.03], ack_max=0.04, append_quantiles=None, append_max=None,
-    )  # fmt: skip
+def test_every_signal_is_in_the_catalogue_with_its_labels() -> None:
+    board = SignalBoard(JobConfig(canary_silence_s=1.0), clock=lambda: 1000.0)
+    board.fold(0, busy_batch())  # type: ignore[arg-type]
+    for s in board.signals():
+        spec = SIGNALS[s.name]
+        assert set(dict(s.labels)) <= set(spec.labels), s
 
 
-def test_values_carry_their_observation_time_and_a_stopped_canary_is_stale() -> None:
+# ---------------------------------------------------------------- never stale
+
+
+def test_a_stopped_canary_is_stale_its_values_unknown_not_repeated() -> None:
     now = [1005.0]
     board = SignalBoard(JobConfig(), clock=lambda: now[0], stale_after={"canary": 23.0}, live=True)
-    board.on_write_path([_write_path_row("1", 1010.0, 1004.5, 8)])
-    current = {s.name: s for s in board.signals() if s.labels == labels(broker_id="1")}
-    ratio = current["canary_availability_ratio"]
-    assert ratio.value == 0.8 and ratio.at == 1004.5, "observed at the newest send, not now"
+    board.fold(0, batch(outcomes=[ok(0, 1, 1_004_500)]))
+    assert any(s.name == "canary_availability_ratio" for s in board.signals())
     stale = {s.name: s for s in board.signals() if s.labels == labels(source="canary")}
     assert stale["signal_stale"].value == 0 and stale["signal_age_seconds"].value == 0.5
 
     now[0] = 1004.5 + 23.5  # the canary stopped: nothing newer than 1004.5
     names = {s.name for s in board.signals()}
     canary = {"canary_availability_ratio", "canary_sends", "canary_send_failures",
-              "canary_ack_latency_seconds"}  # fmt: skip
+              "canary_ack_latency_seconds", "canary_partition_silent_seconds"}  # fmt: skip
     assert not names & canary, "unknown: left out, not repeated"
     stale = {s.name: s for s in board.signals() if s.labels == labels(source="canary")}
     assert stale["signal_stale"].value == 1 and stale["signal_age_seconds"].value == 23.5
     assert board.stale() == {"canary"}
 
-    board.on_write_path([_write_path_row("1", 1030.0, 1028.0, 10)])  # it is back
+    board.fold(1, batch(outcomes=[ok(0, 2, 1_028_000)]))  # it is back
     assert board.stale() == set()
     assert any(s.name == "canary_availability_ratio" for s in board.signals())
 
@@ -115,9 +129,8 @@ def test_a_stale_prober_leaves_the_isr_values_out() -> None:
     board = SignalBoard(
         JobConfig(), clock=lambda: now[0], stale_after={"cluster_state": 50.0}, live=True
     )
-    board.on_isr([Row(kind="broker", leader=1, offline=False, at_ms=999_000), Row(kind="end")])
-    isr = [s for s in board.signals() if s.name == "under_replicated_partitions"]
-    assert isr and all(s.at == 999.0 for s in isr), "observed at the snapshot's time"
+    board.fold(0, batch(cluster=[part(999_000, "t", 0, 1, [1, 2, 3]), broker(999_000, 1)]))
+    assert [s for s in board.signals() if s.name == "under_replicated_partitions"]
     now[0] = 1050.0
     assert not [s for s in board.signals() if s.name == "under_replicated_partitions"]
     assert board.stale() == {"cluster_state"}
@@ -132,6 +145,6 @@ def test_a_source_never_seen_is_not_stale() -> None:
 def test_a_replay_of_past_records_is_not_stale() -> None:
     """Available-now runs (``--once``, tests, backfills) read what the topics hold."""
     board = SignalBoard(JobConfig(), clock=lambda: 10_000.0, stale_after={"canary": 23.0})
-    board.on_write_path([_write_path_row("1", 1010.0, 1004.5, 8)])
+    board.fold(0, batch(outcomes=[ok(0, 1, 1_004_500)]))
     assert board.stale() == set()
     assert any(s.name == "canary_availability_ratio" for s in board.signals())

@@ -1,0 +1,131 @@
+"""The job's CPU and batch durations at idle on a healthy 3-broker cluster, run as an operator
+runs it: ``ship-logs``, ``canary`` and ``run`` as separate processes on a local dev cluster.
+
+CPU = utime + stime ticks of the ``run`` process and its descendants (the Spark JVM) over the
+measured interval, after a warm-up; batch durations = ``kafka_health_job_batch_duration_seconds``
+each time ``kafka_health_job_last_batch_timestamp_seconds`` moves (the listener's
+``StreamingQueryProgress.batchDuration``). ``--code`` runs another checkout's ``src`` (e.g. the
+job before a change) with this harness.
+
+    .venv/bin/python benchmarks/idle_cpu.py [--seconds 180] [--warmup 90] [--code DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
+from kafka_health.commands.demo import demo_config
+from kafka_health.config import MonitorConfig
+from kafka_health.devcluster import ClusterSpec, LocalCluster
+from kafka_health.devcluster.cluster import free_ports
+from kafka_health.faults.monitor import MonitorProcesses, scrape
+from kafka_health.shipper.devcluster import shipper_config_for, write_config
+
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def tree(pid: int) -> list[int]:
+    """``pid`` and its descendants."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        children = subprocess.run(["ps", "-o", "pid=", "--ppid", str(p)], capture_output=True,
+                                  text=True, check=False).stdout.split()  # fmt: skip
+        todo += [int(c) for c in children]
+    return out
+
+
+def cpu_ticks(pids: list[int]) -> int:
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=180.0)
+    parser.add_argument("--warmup", type=float, default=90.0)
+    parser.add_argument("--trigger", type=float, default=None, help="job.trigger_interval_s")
+    parser.add_argument("--code", type=Path, default=None, help="checkout whose src/ runs")
+    args = parser.parse_args()
+    if args.code is not None:
+        os.environ["PYTHONPATH"] = str(args.code.resolve() / "src")
+    with tempfile.TemporaryDirectory(prefix="idle-cpu-") as tmp:
+        work = Path(tmp)
+        cluster = LocalCluster.create(ClusterSpec(dir=work / "kafka", brokers=3)).up()
+        monitor = None
+        try:
+            (port,) = free_ports(1)
+            config = shipper_config_for(
+                cluster, demo_config(MonitorConfig(), cluster, "http://127.0.0.1:9/")
+            )
+            config = dataclasses.replace(
+                config,
+                spark=dataclasses.replace(config.spark, checkpoint_dir=str(work / "checkpoints")),
+                alerting=dataclasses.replace(
+                    config.alerting,
+                    exporter=dataclasses.replace(
+                        config.alerting.exporter, host="127.0.0.1", port=port
+                    ),
+                ),
+            )
+            if args.trigger is not None:
+                config = dataclasses.replace(
+                    config, job=dataclasses.replace(config.job, trigger_interval_s=args.trigger)
+                )
+            write_config(config, work / "monitor.yaml")
+            monitor = MonitorProcesses(work / "monitor.yaml", work / "monitor")
+            monitor.start()
+            run = monitor.procs["run"].pid
+            time.sleep(args.warmup)
+            pids = tree(run)
+            start_ticks, started = cpu_ticks(pids), time.monotonic()
+            durations: list[float] = []
+            last_at: dict[tuple[tuple[str, str], ...], float] = {}
+            while time.monotonic() - started < args.seconds:
+                samples = scrape(port)
+                for (name, scope), value in samples.items():
+                    if name != "kafka_health_job_last_batch_timestamp_seconds":
+                        continue
+                    if last_at.get(scope) not in (None, value):
+                        durations.append(
+                            samples.get(("kafka_health_job_batch_duration_seconds", scope), 0.0)
+                        )
+                    last_at[scope] = value
+                time.sleep(1.0)
+            elapsed = time.monotonic() - started
+            cores = (cpu_ticks(pids) - start_ticks) / TICK / elapsed
+            print(f"job (run + Spark JVM, {len(pids)} processes): {cores:.2f} cores on average "
+                  f"over {elapsed:.0f} s after {args.warmup:.0f} s of warm-up")  # fmt: skip
+            if durations:
+                ordered = sorted(durations)
+                p95 = ordered[max(0, round(0.95 * len(ordered)) - 1)]
+                median, peak = statistics.median(ordered), ordered[-1]
+                print(f"batches seen: {len(durations)} ({len(last_at)} queries); duration "
+                      f"median {median:.2f} s, p95 {p95:.2f} s, max {peak:.2f} s")  # fmt: skip
+            else:
+                print("no batch completed while measured")
+        finally:
+            if monitor is not None:
+                monitor.stop()
+            cluster.down()
+
+
+if __name__ == "__main__":
+    main()

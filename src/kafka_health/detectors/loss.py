@@ -1,0 +1,97 @@
+"""Lost and duplicated canary writes: acknowledged sequence numbers versus the canary topic.
+
+Each probe (canary_id, partition, seq, acks) collects its acknowledgement (an ``ok`` outcome)
+and its appearances in the canary topic (distinct offsets). Its verdict is final once the
+event-time watermark (the newest send seen minus ``loss_grace_s``) has passed the end of its
+``slide_s`` slot: acknowledged but never seen is a lost acknowledged write, seen at two offsets
+a duplicate. Records older than the watermark are late and ignored (the verdict was given).
+Anomalies are reported for ``loss_report_window_s`` after they were found.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kafka_health.config import JobConfig
+from kafka_health.detectors.inputs import Batch
+from kafka_health.model import Signal, labels
+
+# probe key: (canary_id, partition, seq, acks)
+_Key = tuple[str, int, int, str]
+
+
+class Loss:
+    name = "loss"
+
+    def __init__(self, job: JobConfig) -> None:
+        self._job = job
+        self._pending: dict[_Key, list[Any]] = {}  # key -> [acked, offsets, send_ms]
+        self._watermark_ms = 0
+        self._found: dict[tuple[str, int, int, str, str], float] = {}  # key + kind -> found at
+
+    def fold(self, batch: Batch, now: float) -> None:
+        late_before = self._watermark_ms
+        newest = 0
+        for o in batch.outcomes:
+            if o.ok and o.send_ms >= late_before:
+                self._entry((o.canary_id, o.partition, o.seq, o.acks), o.send_ms)[0] = True
+                newest = max(newest, o.send_ms)
+        for p in batch.probes:
+            if p.send_ms >= late_before:
+                offsets = self._entry((p.canary_id, p.partition, p.seq, p.acks), p.send_ms)[1]
+                if p.offset not in offsets:
+                    offsets.append(p.offset)
+                newest = max(newest, p.send_ms)
+        grace_ms = round(self._job.loss_grace_s * 1000)
+        self._watermark_ms = max(self._watermark_ms, newest - grace_ms)
+        slide_ms = round(self._job.slide_s * 1000)
+        for key, (acked, offsets, send_ms) in list(self._pending.items()):
+            if (send_ms // slide_ms + 1) * slide_ms > self._watermark_ms:
+                continue
+            del self._pending[key]
+            if acked and not offsets:
+                self._found.setdefault((*key, "lost"), now)
+            elif len(offsets) > 1:
+                self._found.setdefault((*key, "duplicate"), now)
+        oldest = now - self._job.loss_report_window_s
+        self._found = {k: at for k, at in self._found.items() if at >= oldest}
+
+    def _entry(self, key: _Key, send_ms: int) -> list[Any]:
+        entry = self._pending.setdefault(key, [False, [], send_ms])
+        entry[2] = max(entry[2], send_ms)
+        return entry
+
+    def lost_writes(self) -> list[tuple[int, str, int]]:
+        """(partition, acks, seq) of every lost acknowledged write still reported."""
+        return sorted((p, acks, seq) for (_c, p, seq, acks, kind) in self._found if kind == "lost")
+
+    def signals(self, now: float) -> list[Signal]:
+        oldest = now - self._job.loss_report_window_s
+        grouped: dict[tuple[str, int, str], list[int]] = {}
+        for (_canary, partition, seq, acks, kind), at in self._found.items():
+            if at >= oldest:
+                grouped.setdefault((kind, partition, acks), []).append(seq)
+        out = []
+        for (kind, partition, acks), seqs in sorted(grouped.items()):
+            name = "canary_lost_writes" if kind == "lost" else "canary_duplicate_writes"
+            scope = labels(partition=partition, acks=acks)
+            out.append(Signal(name, scope, float(len(seqs)), now, {"seqs": sorted(seqs)}))
+        return out
+
+    def state(self) -> dict[str, Any]:
+        return {
+            "pending": [[*k, *v] for k, v in self._pending.items()],
+            "watermark_ms": self._watermark_ms,
+            "found": [[*k, at] for k, at in self._found.items()],
+        }
+
+    def restore(self, state: dict[str, Any]) -> None:
+        self._pending = {
+            (c, int(p), int(s), a): [bool(acked), list(offsets), int(send)]
+            for c, p, s, a, acked, offsets, send in state.get("pending", [])
+        }
+        self._watermark_ms = int(state.get("watermark_ms", 0))
+        self._found = {
+            (c, int(p), int(s), a, kind): float(at)
+            for c, p, s, a, kind, at in state.get("found", [])
+        }

@@ -1,0 +1,114 @@
+"""Write path: acks=all ack latency and append delay quantiles, sends, failures by error class
+and availability, per partition (with its leader at send time), per broker and for the cluster,
+over the sliding window that ends at the first slide boundary after the newest send.
+
+The optional ``acks=1`` probes only serve loss detection and are not counted here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kafka_health.config import JobConfig
+from kafka_health.detectors.inputs import Batch
+from kafka_health.detectors.windows import current_window_end_ms, quantile, window_start_ms
+from kafka_health.model import Signal, labels
+
+QUANTILES = (0.5, 0.95, 0.99)
+
+# A kept outcome: [send_ms, ok, latency_s, append_delay_s, error, partition, broker]
+_Kept = list[Any]
+
+
+class WritePath:
+    name = "write_path"
+
+    def __init__(self, job: JobConfig) -> None:
+        self._job = job
+        self._kept: list[_Kept] = []
+        self._latest_send_ms = 0
+
+    def fold(self, batch: Batch, now: float) -> None:
+        for o in batch.outcomes:
+            if o.acks != "all":
+                continue
+            append = None
+            if o.ok and o.log_append_ms is not None:
+                append = (o.log_append_ms - o.send_ms) / 1000.0
+            broker = "unknown" if o.leader is None else str(o.leader)
+            error = None if o.ok else (o.error or "Unknown")
+            latency = o.latency_s if o.ok else None
+            self._kept.append([o.send_ms, o.ok, latency, append, error, o.partition, broker])
+            self._latest_send_ms = max(self._latest_send_ms, o.send_ms)
+        start = window_start_ms(self.window_end_ms(), self._job.window_s)
+        self._kept = [k for k in self._kept if k[0] >= start]
+
+    def window_end_ms(self) -> int:
+        return current_window_end_ms(self._latest_send_ms, self._job.slide_s)
+
+    @property
+    def latest_send_ms(self) -> int:
+        return self._latest_send_ms
+
+    def signals(self, now: float) -> list[Signal]:
+        if not self._kept:
+            return []
+        end = self.window_end_ms()
+        start = window_start_ms(end, self._job.window_s)
+        at = end / 1000.0
+        scopes: dict[tuple[str | None, int | None], list[_Kept]] = {}
+        for k in self._kept:
+            if not start <= k[0] < end:
+                continue
+            for key in ((None, None), (k[6], None), (k[6], k[5])):
+                scopes.setdefault(key, []).append(k)
+        out: list[Signal] = []
+        for (broker, partition), kept in sorted(scopes.items(), key=lambda s: str(s[0])):
+            scope: dict[str, str | int] = {}
+            if broker is not None:
+                scope["broker_id"] = broker
+            if partition is not None:
+                scope["partition"] = partition
+            out += _latency_signals(scope, kept, at)
+            if partition is None:
+                out += _availability_signals(scope, kept, at)
+        return out
+
+    def state(self) -> dict[str, Any]:
+        return {"kept": self._kept, "latest_send_ms": self._latest_send_ms}
+
+    def restore(self, state: dict[str, Any]) -> None:
+        self._kept = [list(k) for k in state.get("kept", [])]
+        self._latest_send_ms = int(state.get("latest_send_ms", 0))
+
+
+def _latency_signals(scope: dict[str, str | int], kept: list[_Kept], at: float) -> list[Signal]:
+    out = []
+    for name, column in (("canary_ack_latency_seconds", 2), ("canary_append_delay_seconds", 3)):
+        values = sorted(float(k[column]) for k in kept if k[1] and k[column] is not None)
+        if not values:
+            continue
+        for q in QUANTILES:
+            out.append(Signal(name, labels(**scope, quantile=str(q)), quantile(values, q), at))
+        out.append(Signal(name, labels(**scope, quantile="max"), values[-1], at))
+    return out
+
+
+def _availability_signals(
+    scope: dict[str, str | int], kept: list[_Kept], at: float
+) -> list[Signal]:
+    failures: dict[str, int] = {}
+    for k in kept:
+        if not k[1]:
+            failures[k[4]] = failures.get(k[4], 0) + 1
+    sends = len(kept)
+    successes = sends - sum(failures.values())
+    out = [Signal("canary_sends", labels(**scope), float(sends), at)]
+    for error, count in sorted(failures.items()):
+        out.append(
+            Signal("canary_send_failures", labels(**scope, error_class=error), float(count), at)
+        )
+    ratio = 1.0 if sends == 0 else successes / sends
+    details = {"failures": failures, "sends": sends}
+    out.append(Signal("canary_availability_ratio", labels(**scope), ratio, at, details))
+    return out

@@ -1,0 +1,48 @@
+"""Loss detector timelines: lost and duplicated acknowledged writes after the grace period."""
+
+from __future__ import annotations
+
+from detector_support import batch, by_name, ok, probe
+
+from kafka_health.config import JobConfig
+from kafka_health.detectors.loss import Loss
+from kafka_health.model import labels
+
+T0 = 1_700_000_000_000
+
+
+def test_lost_and_duplicate_only_after_the_grace_period() -> None:
+    d = Loss(JobConfig(loss_grace_s=5.0, slide_s=10.0))
+    acks = [ok(0, s, T0 + s * 10) for s in range(1, 101)]
+    seen = [probe(0, s, T0 + s * 10, offset=s) for s in range(1, 101) if s not in (37, 64)]
+    seen.append(probe(0, 50, T0 + 500, offset=1000))  # written twice
+    d.fold(batch(outcomes=acks[:50], probes=seen[:40]), 1.0)
+    d.fold(batch(outcomes=acks[50:], probes=seen[40:]), 2.0)
+    assert d.signals(2.0) == [], "the watermark has not passed the grace period yet"
+    d.fold(batch(outcomes=[ok(0, 1000, T0 + 60_000)], probes=[probe(0, 1000, T0 + 60_000, 2000)]),
+           3.0)  # fmt: skip
+    s = d.signals(3.0)
+    lost = by_name(s, "canary_lost_writes")[labels(partition=0, acks="all")]
+    assert lost.value == 2 and lost.details["seqs"] == [37, 64]
+    dup = by_name(s, "canary_duplicate_writes")[labels(partition=0, acks="all")]
+    assert dup.value == 1 and dup.details["seqs"] == [50]
+    assert d.lost_writes() == [(0, "all", 37), (0, "all", 64)]
+
+
+def test_a_late_probe_copy_does_not_revive_a_verdict_and_reports_expire() -> None:
+    job = JobConfig(loss_grace_s=5.0, slide_s=10.0, loss_report_window_s=100.0)
+    d = Loss(job)
+    d.fold(batch(outcomes=[ok(0, 1, T0), ok(0, 2, T0 + 30_000)]), 10.0)
+    assert d.lost_writes() == [(0, "all", 1)]
+    d.fold(batch(probes=[probe(0, 1, T0, offset=7)]), 11.0)  # too late: the verdict stands
+    assert d.lost_writes() == [(0, "all", 1)]
+    assert by_name(d.signals(200.0), "canary_lost_writes") == {}, "reported for 100 s"
+
+
+def test_unacknowledged_probes_are_not_lost() -> None:
+    d = Loss(JobConfig(loss_grace_s=1.0))
+    d.fold(batch(probes=[probe(0, 1, T0, 1)], outcomes=[ok(0, 9, T0 + 60_000)]), 1.0)
+    assert d.lost_writes() == []
+    restored = Loss(JobConfig(loss_grace_s=1.0))
+    restored.restore(d.state())
+    assert restored.state() == d.state()

@@ -1,0 +1,65 @@
+"""Write-path detector timelines: quantiles, availability by error class, the sliding window."""
+
+from __future__ import annotations
+
+import pytest
+from detector_support import batch, by_name, failed, ok
+
+from kafka_health.config import JobConfig
+from kafka_health.detectors.write_path import WritePath
+from kafka_health.model import labels
+
+T0 = 1_700_000_000_000  # a slide boundary (ms)
+
+
+def test_exact_quantiles_per_cluster_broker_and_partition() -> None:
+    d = WritePath(JobConfig())
+    outcomes = [
+        ok(i % 4, i, T0 + i * 5, latency_s=(i + 1) / 1000, leader=1 if i % 4 < 2 else 2)
+        for i in range(1000)
+    ]
+    d.fold(batch(outcomes=outcomes[:500]), 0.0)  # two batches: same figures as one
+    d.fold(batch(outcomes=outcomes[500:]), 1.0)
+    s = d.signals(2.0)
+    latency = by_name(s, "canary_ack_latency_seconds")
+    assert latency[labels(quantile="0.5")].value == 0.5
+    assert latency[labels(quantile="0.99")].value == 0.99
+    assert latency[labels(quantile="max")].value == 1.0
+    assert latency[labels(broker_id=1, partition=0, quantile="0.5")].value == pytest.approx(0.497)
+    assert by_name(s, "canary_sends")[labels(broker_id=2)].value == 500
+    assert latency[labels(quantile="0.5")].at == (T0 + 10_000) / 1000, "window end"
+
+
+def test_failures_by_error_class_and_availability() -> None:
+    d = WritePath(JobConfig())
+    d.fold(batch(outcomes=[ok(0, 1, T0), ok(1, 2, T0 + 100, leader=2)]), 0.0)
+    d.fold(batch(outcomes=[failed(1, 3, T0 + 200, "Timeout", leader=2),
+                           failed(1, 4, T0 + 300, None, leader=2)]), 1.0)  # fmt: skip
+    s = d.signals(2.0)
+    failures = by_name(s, "canary_send_failures")
+    assert failures[labels(broker_id=2, error_class="Timeout")].value == 1
+    assert failures[labels(error_class="Unknown")].value == 1
+    ratio = by_name(s, "canary_availability_ratio")
+    assert ratio[labels(broker_id=1)].value == 1.0
+    assert ratio[labels(broker_id=2)].value == pytest.approx(1 / 3)
+    assert ratio[labels()].details == {"failures": {"Timeout": 1, "Unknown": 1}, "sends": 4}
+
+
+def test_old_outcomes_leave_the_window_and_acks1_is_not_counted() -> None:
+    d = WritePath(JobConfig(window_s=60, slide_s=10))
+    d.fold(batch(outcomes=[failed(0, 1, T0, "Timeout"), ok(0, 2, T0, acks="1")]), 0.0)
+    assert by_name(d.signals(0.0), "canary_sends")[labels()].value == 1
+    d.fold(batch(outcomes=[ok(0, 3, T0 + 55_000)]), 55.0)  # window [T0, T0+60 s): still in
+    assert by_name(d.signals(55.0), "canary_sends")[labels()].value == 2
+    d.fold(batch(outcomes=[ok(0, 4, T0 + 61_000)]), 61.0)  # window [T0+10 s, T0+70 s)
+    s = d.signals(61.0)
+    assert by_name(s, "canary_sends")[labels()].value == 2
+    assert by_name(s, "canary_availability_ratio")[labels()].value == 1.0
+
+
+def test_state_round_trip_gives_the_same_signals() -> None:
+    d = WritePath(JobConfig())
+    d.fold(batch(outcomes=[ok(0, 1, T0), failed(1, 2, T0 + 5, "Timeout")]), 0.0)
+    again = WritePath(JobConfig())
+    again.restore(d.state())
+    assert again.signals(1.0) == d.signals(1.0)
