@@ -52,6 +52,8 @@ class BenchOptions:
     """Rules that keep firing longer (15 min for lost writes and GC pauses) are capped at this
     so that the next scenario starts from a quiet pager; None keeps the shipped rules."""
     cache_dir: Path = Path("~/.cache/kafka-health/kafka")
+    startup_timeout_s: float = 600.0
+    """Bound on the first steady state, which includes the monitor's start."""
     calm_s: float = 20.0
     """The steady state must hold this long without a break before a fault is injected."""
 
@@ -154,6 +156,7 @@ class FaultBench:
         self.monitor: MonitorProcesses | None = None
         self.metrics_port = 0
         self.for_s: dict[str, float] = {}
+        self._steady_once = False
         self.config_file = options.workdir / "monitor.yaml"
 
     # ------------------------------------------------------------------ whole run
@@ -364,22 +367,32 @@ class FaultBench:
         return healthy_reason(self.cluster, scrape(self.metrics_port), self.receiver)
 
     def _wait_healthy(self) -> None:
+        """Until the steady state held ``calm_s`` without a break; the first wait also covers
+        the monitor's start (Spark, the first batches): ``startup_timeout_s``."""
+        bound = self.options.healthy_timeout_s
+        if not self._steady_once:
+            bound = max(bound, self.options.startup_timeout_s)
         started = time.monotonic()
         calm_since: float | None = None
-        reason: str | None = "not checked"
-        while time.monotonic() - started < self.options.healthy_timeout_s:
+        last_reason = "not checked"
+        breaks = 0
+        while time.monotonic() - started < bound:
             reason = self.healthy()
             now = time.monotonic()
             if reason is not None:
+                breaks += calm_since is not None
                 calm_since = None
+                last_reason = reason
             elif calm_since is None:
                 calm_since = now
             elif now - calm_since >= self.options.calm_s:
+                self._steady_once = True
                 self.say(f"  steady state after {now - started:.0f} s")
                 return
             time.sleep(1.0)
         raise TimeoutError(
-            f"no healthy steady state within {self.options.healthy_timeout_s:.0f} s: {reason}"
+            f"no healthy steady state for {self.options.calm_s:.0f} s within {bound:.0f} s "
+            f"(broken {breaks} times; last: {last_reason})"
         )
 
     def _restore(self, ctx: FaultContext) -> None:
