@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from kafka_health.faults.context import FaultContext
+from kafka_health.faults.report import summarize, table, write_json
 from kafka_health.faults.runner import BenchOptions, FaultBench, RunResult
 from kafka_health.faults.scenarios import SCENARIOS, Scenario
 
@@ -56,7 +57,10 @@ def bench_run(tmp_path_factory: pytest.TempPathFactory) -> BenchRun:
         close()
 
     bench.close = close_and_remember  # type: ignore[method-assign]
-    results = {r.scenario: r for r in bench.run()}
+    runs = bench.run()
+    write_json(workdir / "results.json", runs, {"mode": "kraft", "layout": "transport"})
+    print(table(summarize(runs)))  # shown with -s, and in the report when a test fails
+    results = {r.scenario: r for r in runs}
     leftovers = processes_mentioning(str(workdir)) + processes_in_groups(groups)
     return BenchRun(results, leftovers)
 
