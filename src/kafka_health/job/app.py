@@ -96,14 +96,16 @@ class MonitorJob:
         if batch_id <= self.board.batch_id:
             log.info("batch %d was folded in before the restart: skipped", batch_id)
             return
-        batch.persist()  # parsed once, read by the collect and the dead-letter write
+        # Parsed once and kept: a local checkpoint also cuts the parser's large plan, so the
+        # collect and the dead-letter write plan in milliseconds (persist: 3.5 s, measured).
+        kept = batch.localCheckpoint(eager=True)
         try:
-            raw, parsed = split_batch(batch, self.config)
+            raw, parsed = split_batch(kept, self.config)
             decoded = decode_rows(driver_rows(raw, parsed, self.config).collect())
             if decoded.dead_letters:
                 self._write_dead_letters(parsed)
         finally:
-            batch.unpersist()
+            _release(kept)
         self.board.fold(batch_id, decoded.batch)
         self.parse_counts.add(decoded.counts)
         write_state(
@@ -178,6 +180,14 @@ class MonitorJob:
     def _tick(self, stop: threading.Event, tick_s: float) -> None:
         while not stop.wait(tick_s):
             self.publish()
+
+
+def _release(checkpointed: DataFrame) -> None:
+    """Free a local checkpoint's blocks now rather than at the next driver GC."""
+    try:
+        checkpointed._jdf.queryExecution().analyzed().rdd().unpersist(False)
+    except Exception as exc:  # Spark's cleaner frees them later anyway
+        log.debug("could not release a batch's checkpoint: %s", exc)
 
 
 def stop_on_signals(stop: threading.Event) -> None:
