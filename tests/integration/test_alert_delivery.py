@@ -120,9 +120,13 @@ def test_each_format_is_delivered_and_routed(
     assert [e["event_action"] for e in pd] == ["trigger", "resolve"], "critical only"
     assert pd[0]["dedup_key"] == pd[1]["dedup_key"] and pd[0]["routing_key"] == "pd-routing-key"
     assert pd[0]["payload"]["severity"] == "critical"
-    assert sorted(b["text"].split("]")[0] for b in slack) == [
+    # "[incident <id>] [FIRING:1] ...": one incident tag per broker, on its firing and resolved
+    tagged = sorted((b["text"].split("] ")[0], b["text"].split("] ")[1].split("]")[0])
+                    for b in slack)  # fmt: skip
+    assert sorted(status for _, status in tagged) == [
         "[FIRING:1", "[FIRING:1", "[RESOLVED", "[RESOLVED",
     ], "slack takes every severity: both brokers"  # fmt: skip
+    assert len({tag for tag, _ in tagged}) == 2, "one incident tag per broker"
     first = next(r for r in state.requests if r.path == "/am")
     assert first.headers["authorization"] == "Bearer t0ken"
     assert first.headers["content-type"] == "application/json"
