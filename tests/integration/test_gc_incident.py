@@ -16,7 +16,6 @@ import os
 import signal
 import subprocess
 import sys
-import urllib.request
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -24,7 +23,6 @@ from typing import Any
 
 import pytest
 import yaml
-from prometheus_client.parser import text_string_to_metric_families
 from tests.waiting import wait_for
 from tests.webhook_receiver import ReceiverState, webhook_receiver
 
@@ -33,6 +31,7 @@ from kafka_health.commands.demo import demo_config
 from kafka_health.config import MonitorConfig, ReceiverConfig
 from kafka_health.devcluster import LocalCluster
 from kafka_health.devcluster.cluster import free_ports
+from kafka_health.faults.monitor import scrape
 from kafka_health.shipper.devcluster import shipper_config_for, start_shipper_thread, write_config
 
 pytestmark = [pytest.mark.integration, pytest.mark.spark]
@@ -121,20 +120,6 @@ class JobProcess:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(30)
-
-
-def scrape(port: int) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
-    """The job's /metrics: (sample name, labels without empty values) -> value; {} if down."""
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as r:
-            text = r.read().decode()
-    except OSError:
-        return {}
-    return {
-        (s.name, tuple(sorted((k, v) for k, v in s.labels.items() if v))): s.value
-        for family in text_string_to_metric_families(text)
-        for s in family.samples
-    }
 
 
 def elections_per_minute(metrics: dict[tuple[str, tuple[tuple[str, str], ...]], float]) -> float:

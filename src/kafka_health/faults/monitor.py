@@ -10,7 +10,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -110,15 +109,3 @@ def scrape(port: int, timeout_s: float = 3.0) -> dict[Sample, float]:
         for family in text_string_to_metric_families(text)
         for s in family.samples
     }
-
-
-def wait_until(condition: object, timeout_s: float, poll_s: float = 1.0) -> bool:
-    """Poll ``condition()`` until true or ``timeout_s`` passed; return whether it held."""
-    assert callable(condition)
-    deadline = time.monotonic() + timeout_s
-    while True:
-        if condition():
-            return True
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(poll_s)
