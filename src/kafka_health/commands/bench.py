@@ -81,9 +81,13 @@ def run(args: argparse.Namespace) -> int:
     bench = FaultBench(options, say=lambda line: print(line, flush=True))
 
     def _terminate(signum: int, _frame: FrameType | None) -> None:
+        # One signal stops the bench; more (a wrapper forwarding it, a second Ctrl-C) must not
+        # interrupt the cleanup that stops what it started.
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(sig, signal.SIG_IGN)
         raise KeyboardInterrupt(signal.Signals(signum).name)
 
-    previous = signal.signal(signal.SIGTERM, _terminate)
+    previous = {s: signal.signal(s, _terminate) for s in (signal.SIGTERM, signal.SIGINT)}
     started = time.time()
     try:
         results = bench.run()
@@ -91,7 +95,8 @@ def run(args: argparse.Namespace) -> int:
         print("interrupted: everything the bench started was stopped", file=sys.stderr)
         return 130
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
     summary = summarize(results)
     print()
     print(f"fault suite, {args.mode} mode, {args.layout} layout, {args.repeat} run(s) each "
