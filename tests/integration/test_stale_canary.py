@@ -89,7 +89,7 @@ def test_a_stopped_canary_is_reported_stale_not_repeated(
         assert port
         canary = CanaryService(config)
         canary.start()
-        job = MonitorJob(spark, config, only=["write_path"])
+        job = MonitorJob(spark, config)
         sinks = build_sinks(config, job)
         job.sinks.extend(sinks)
         for sink in sinks:

@@ -75,7 +75,9 @@ class SignalBoard:
             "cluster_state": 2 * job.trigger_interval_s + 30.0,
             **job.stale_after_s,
         }
-        # source -> epoch seconds of the newest observation from it
+        # source -> epoch seconds of the newest observation from it; not saved with the state:
+        # a restarted job judges staleness from what it sees again (no blindness page for the
+        # seconds it was down, which its restart already explains)
         self._observed: dict[str, float] = {}
         self._job = job
         self._clock = clock
@@ -168,13 +170,11 @@ class SignalBoard:
             return {
                 "batch_id": self.batch_id,
                 "detectors": {d.name: d.state() for d in self.detectors},
-                "observed": dict(self._observed),
             }
 
     def restore(self, state: dict[str, Any]) -> None:
         with self._lock:
             self.batch_id = int(state.get("batch_id", -1))
-            self._observed = {str(k): float(v) for k, v in state.get("observed", {}).items()}
             saved = state.get("detectors", {})
             for detector in self.detectors:
                 detector.restore(saved.get(detector.name, {}))
