@@ -104,15 +104,17 @@ class Headline:
     """The job's name for the data it reads (``signal_stale{source}``), when it tracks one."""
 
 
+JOB_QUERY = "monitor"
+"""The job's one streaming query (``kafka_health.job.app.QUERY``): every headline's source."""
+
 HEADLINES = (
-    Headline("canary", "kafka_health_canary_availability_ratio", ("write_path",), "{:.1%}",
+    Headline("canary", "kafka_health_canary_availability_ratio", (JOB_QUERY,), "{:.1%}",
              "canary"),
-    Headline("under-replicated", "kafka_health_under_replicated_partitions", ("isr",), "{:.0f}",
+    Headline("under-replicated", "kafka_health_under_replicated_partitions", (JOB_QUERY,),
+             "{:.0f}", "cluster_state"),
+    Headline("under min ISR", "kafka_health_under_min_isr_partitions", (JOB_QUERY,), "{:.0f}",
              "cluster_state"),
-    Headline("under min ISR", "kafka_health_under_min_isr_partitions", ("isr",), "{:.0f}",
-             "cluster_state"),
-    Headline("elections/min", "kafka_health_leader_elections_per_minute",
-             ("broker_logs", "isr"), "{:g}"),
+    Headline("elections/min", "kafka_health_leader_elections_per_minute", (JOB_QUERY,), "{:g}"),
 )  # fmt: skip
 
 
