@@ -89,11 +89,12 @@ def test_a_rolling_restart_pages_nobody(bench_run: BenchRun) -> None:
 
 
 @pytest.mark.xfail(
-    strict=True,
+    strict=False,
     reason="issue 12 (open): killing or freezing broker 3 also pages alerts about brokers 1 "
     "and 2 (a frozen KRaft controller's stale fencing report, acks=all probes held back by "
     "the frozen follower) and MonitorStalled (the job's canary-topic read waits on the hung "
-    "broker); strict: this fails once fixed, so the marker must go",
+    "broker); not strict: whether the stall passes the 30 s MonitorStalled threshold depends on "
+    "the machine's load, so a clean run must not fail CI",
 )
 @pytest.mark.parametrize("name", ["broker-kill", "broker-freeze"])
 def test_no_page_names_a_broker_the_fault_did_not_touch(bench_run: BenchRun, name: str) -> None:
