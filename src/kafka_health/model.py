@@ -133,8 +133,8 @@ SIGNALS: dict[str, SignalSpec] = {
               "exception's class"),
         # 10. Staleness: a source that stopped is reported here, and its values are left out.
         _spec("signal_age_seconds", Unit.SECONDS, "source",
-              "time since the newest observation the job has of a source (canary, "
-              "cluster_state)"),
+              "time since the newest observation the job has of a source (canary: its "
+              "results; cluster_state; canary_topic: the probes read back)"),
         _spec("signal_stale", Unit.GAUGE, "source",
               "1 while a source's values are unknown (older than its stale_after): they are "
               "not published and their alerts hold"),
@@ -150,5 +150,6 @@ SOURCE_SIGNALS: dict[str, tuple[str, ...]] = {
     "cluster_state": (
         "under_replicated_partitions", "under_min_isr_partitions", "offline_partitions",
     ),
+    "canary_topic": ("canary_lost_writes", "canary_duplicate_writes"),
 }  # fmt: skip
 SIGNAL_SOURCE = {name: source for source, names in SOURCE_SIGNALS.items() for name in names}

@@ -2,10 +2,17 @@
 
 Each probe (canary_id, partition, seq, acks) collects its acknowledgement (an ``ok`` outcome)
 and its appearances in the canary topic (distinct offsets). Its verdict is final once the
-event-time watermark (the newest send seen minus ``loss_grace_s``) has passed the end of its
-``slide_s`` slot: acknowledged but never seen is a lost acknowledged write, seen at two offsets
-a duplicate. Records older than the watermark are late and ignored (the verdict was given).
-Anomalies are reported for ``loss_report_window_s`` after they were found.
+event-time watermark has passed the end of its ``slide_s`` slot: acknowledged but never seen is
+a lost acknowledged write, seen at two offsets a duplicate. Records older than the watermark
+are late and ignored (the verdict was given). Anomalies are reported for
+``loss_report_window_s`` after they were found.
+
+The two inputs come through different reads (outcomes from the transport, the canary topic
+from the monitored cluster, which stalls while a leader is dead or hung), so the watermark is
+the slower input's newest send minus ``loss_grace_s``, as in a stream-stream join: outcomes
+racing ahead of a stalled canary-topic read are not called lost. Probes with no verdict after
+:data:`UNJUDGED_AFTER_S` behind the outcomes (the canary topic is not read at all) are dropped
+and counted in ``unjudged``.
 """
 
 from __future__ import annotations
@@ -19,6 +26,8 @@ from kafka_health.model import Signal, labels
 # probe key: (canary_id, partition, seq, acks)
 _Key = tuple[str, int, int, str]
 
+UNJUDGED_AFTER_S = 900.0
+
 
 class Loss:
     name = "loss"
@@ -28,25 +37,32 @@ class Loss:
         self._pending: dict[_Key, list[Any]] = {}  # key -> [acked, offsets, send_ms]
         self._watermark_ms = 0
         self._found: dict[tuple[str, int, int, str, str], float] = {}  # key + kind -> found at
+        self._newest: dict[str, int] = {}  # input ("outcomes", "probes") -> newest send_ms
+        self.unjudged = 0
 
     def fold(self, batch: Batch, now: float) -> None:
         late_before = self._watermark_ms
-        newest = 0
         for o in batch.outcomes:
+            self._advance("outcomes", o.send_ms)
             if o.ok and o.send_ms >= late_before:
                 self._entry((o.canary_id, o.partition, o.seq, o.acks), o.send_ms)[0] = True
-                newest = max(newest, o.send_ms)
         for p in batch.probes:
+            self._advance("probes", p.send_ms)
             if p.send_ms >= late_before:
                 offsets = self._entry((p.canary_id, p.partition, p.seq, p.acks), p.send_ms)[1]
                 if p.offset not in offsets:
                     offsets.append(p.offset)
-                newest = max(newest, p.send_ms)
-        grace_ms = round(self._job.loss_grace_s * 1000)
-        self._watermark_ms = max(self._watermark_ms, newest - grace_ms)
+        if len(self._newest) == 2:
+            grace_ms = round(self._job.loss_grace_s * 1000)
+            slowest = min(self._newest.values())
+            self._watermark_ms = max(self._watermark_ms, slowest - grace_ms)
         slide_ms = round(self._job.slide_s * 1000)
+        horizon_ms = max(self._newest.values(), default=0) - round(UNJUDGED_AFTER_S * 1000)
         for key, (acked, offsets, send_ms) in list(self._pending.items()):
             if (send_ms // slide_ms + 1) * slide_ms > self._watermark_ms:
+                if send_ms < horizon_ms:
+                    del self._pending[key]
+                    self.unjudged += 1
                 continue
             del self._pending[key]
             if acked and not offsets:
@@ -55,6 +71,9 @@ class Loss:
                 self._found.setdefault((*key, "duplicate"), now)
         oldest = now - self._job.loss_report_window_s
         self._found = {k: at for k, at in self._found.items() if at >= oldest}
+
+    def _advance(self, source: str, send_ms: int) -> None:
+        self._newest[source] = max(self._newest.get(source, send_ms), send_ms)
 
     def _entry(self, key: _Key, send_ms: int) -> list[Any]:
         entry = self._pending.setdefault(key, [False, [], send_ms])
@@ -83,6 +102,8 @@ class Loss:
             "pending": [[*k, *v] for k, v in self._pending.items()],
             "watermark_ms": self._watermark_ms,
             "found": [[*k, at] for k, at in self._found.items()],
+            "newest": dict(self._newest),
+            "unjudged": self.unjudged,
         }
 
     def restore(self, state: dict[str, Any]) -> None:
@@ -95,3 +116,5 @@ class Loss:
             (c, int(p), int(s), a, kind): float(at)
             for c, p, s, a, kind, at in state.get("found", [])
         }
+        self._newest = {k: int(v) for k, v in state.get("newest", {}).items()}
+        self.unjudged = int(state.get("unjudged", 0))

@@ -1,13 +1,22 @@
-"""Wire the job: one query over the monitor's topics -> detectors on the driver -> sinks.
+"""Wire the job: two queries -> detectors on the driver -> sinks.
 
-One streaming query reads every topic the monitor needs (canary, canary results, cluster
-state, broker logs; one Kafka source per cluster, unioned) and hands each micro-batch to
+The ``monitor`` query reads the monitor's own topics (canary results, cluster state, broker
+logs; all on the transport cluster) and hands each micro-batch to
 :meth:`MonitorJob.process_batch` (``foreachBatch``): Spark decodes and parses the broker logs
 once, counts parse outcomes, writes dead letters and drops what is not an event; only the few
 remaining rows reach the driver, where the :class:`~kafka_health.job.board.SignalBoard` folds
-them into the detectors once per batch id and the state is saved with that id under the
-query's checkpoint (``<spark.checkpoint_dir>/<cluster_name>/monitor``). A batch Spark replays
-after a crash is skipped; a restart resumes both the query and the detectors.
+them into the detectors once per batch id.
+
+The ``canary`` query reads the canary topic back from the monitored cluster (the probes the
+loss detector compares with the acknowledgements). It is a query of its own because that read
+stalls while a leader of the canary topic is dead or hung: alone, it holds back only the loss
+verdicts, not the pages of the fault itself (measured: one query over both clusters completed
+no batch for 30-40 s after a broker was killed or frozen).
+
+The detectors' state is saved with the last batch id of each query under the monitor query's
+checkpoint (``<spark.checkpoint_dir>/<cluster_name>/monitor``, the canary query's own
+checkpoint inside it), so a batch Spark replays after a crash is skipped and a restart resumes
+the queries and the detectors together.
 """
 
 from __future__ import annotations
@@ -21,8 +30,14 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any, Protocol
 
 from kafka_health.config import MonitorConfig
-from kafka_health.job.batch import decode_rows, driver_rows, parsed_stream, split_batch
-from kafka_health.job.board import SignalBoard, stale_after
+from kafka_health.job.batch import (
+    decode_rows,
+    driver_rows,
+    parsed_stream,
+    probe_rows,
+    split_batch,
+)
+from kafka_health.job.board import CANARY_QUERY, MONITOR_QUERY, SignalBoard, stale_after
 from kafka_health.job.health import JobHealth, make_listener
 from kafka_health.job.intervals import interval, interval_ms
 from kafka_health.job.parse_counts import ParseCounts
@@ -37,7 +52,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-QUERY = "monitor"
+QUERY = MONITOR_QUERY
 
 
 class SignalSink(Protocol):
@@ -60,8 +75,10 @@ class MonitorJob:
         self.sinks = list(sinks)
         checkpoints = Path(config.spark.checkpoint_dir).expanduser() / config.cluster_name
         self.checkpoint = checkpoints / QUERY
+        self.canary_checkpoint = self.checkpoint / "canary-query"
         self.state_path = self.checkpoint / "detectors" / "state.json"
         self._publish_lock = threading.Lock()
+        self._state_lock = threading.Lock()
         self.available_now = False  # process what is there, then stop (tests, backfills)
         self._resume()
         spark.conf.set("spark.sql.streaming.stopTimeout", interval_ms(config.job.stop_timeout_s))
@@ -72,12 +89,15 @@ class MonitorJob:
     # ------------------------------------------------------------------ the query
 
     def query_definitions(self) -> list[QueryDefinition]:
-        return [QueryDefinition(QUERY, self._start)]
+        return [
+            QueryDefinition(QUERY, self._start),
+            QueryDefinition(CANARY_QUERY, self._start_canary),
+        ]
 
     def source(self) -> DataFrame:
-        """The raw records of every topic the detectors read."""
+        """The raw records of the monitor's own topics (on the transport)."""
         topics = self.config.topics
-        wanted = [topics.canary, topics.canary_results, topics.cluster_state, topics.broker_logs]
+        wanted = [topics.canary_results, topics.cluster_state, topics.broker_logs]
         return kafka_stream(self.spark, self.config, wanted)
 
     def _start(self) -> Any:
@@ -87,9 +107,34 @@ class MonitorJob:
             .option("checkpointLocation", str(self.checkpoint))
             .foreachBatch(self.process_batch)
         )
+        return self._triggered(writer)
+
+    def _start_canary(self) -> Any:
+        if not (self.canary_checkpoint / "offsets").exists():
+            self.board.forget_batches(CANARY_QUERY)  # a new checkpoint counts from batch 0
+        source = kafka_stream(self.spark, self.config, [self.config.topics.canary])
+        writer = (
+            probe_rows(source)
+            .writeStream.queryName(CANARY_QUERY)
+            .option("checkpointLocation", str(self.canary_checkpoint))
+            .foreachBatch(self.process_canary_batch)
+        )
+        return self._triggered(writer)
+
+    def _triggered(self, writer: Any) -> Any:
         if self.available_now:
             return writer.trigger(availableNow=True).start()
         return writer.trigger(processingTime=interval(self.config.job.trigger_interval_s)).start()
+
+    def process_canary_batch(self, batch: DataFrame, batch_id: int) -> None:
+        """Fold the probes read back from the canary topic into the loss detector, once per id."""
+        if batch_id <= self.board.last_batch(CANARY_QUERY):
+            log.info("canary batch %d was folded in before the restart: skipped", batch_id)
+            return
+        decoded = decode_rows(batch.collect())
+        if self.board.fold(batch_id, decoded.batch, query=CANARY_QUERY):
+            self._save()
+            self.publish()
 
     def process_batch(self, batch: DataFrame, batch_id: int) -> None:
         """Count, dead-letter, collect the events of a parsed batch; fold them in once per id."""
@@ -106,13 +151,17 @@ class MonitorJob:
                 self._write_dead_letters(parsed)
         finally:
             _release(kept)
-        self.board.fold(batch_id, decoded.batch)
-        self.parse_counts.add(decoded.counts)
-        write_state(
-            self.state_path,
-            {"board": self.board.state(), "parse_counts": self.parse_counts.state()},
-        )
+        with self._state_lock:  # the counts and the board's batch id move together
+            self.board.fold(batch_id, decoded.batch)
+            self.parse_counts.add(decoded.counts)
+        self._save()
         self.publish()
+
+    def _save(self) -> None:
+        """Save the detectors' state with each query's last batch id (both queries call it)."""
+        with self._state_lock:
+            document = {"board": self.board.state(), "parse_counts": self.parse_counts.state()}
+            write_state(self.state_path, document)
 
     def _write_dead_letters(self, parsed: DataFrame) -> None:
         """Send dead letters (with their source offsets) to the dead-letter topic."""
@@ -132,7 +181,7 @@ class MonitorJob:
             return
         self.board.restore(saved.get("board", {}))
         self.parse_counts.restore(saved.get("parse_counts", {}))
-        log.info("detector state resumed at batch %d", self.board.batch_id)
+        log.info("detector state resumed at batches %s", self.board.batch_ids)
 
     # ------------------------------------------------------------------ running
 
@@ -150,18 +199,20 @@ class MonitorJob:
                     log.exception("signal sink %r failed", sink)
 
     def run_available_now(self, timeout_s: float = 600) -> None:
-        """Process what the topics hold now (``availableNow``), then stop."""
+        """Process what the topics hold now (``availableNow``, both queries), then stop."""
         self.available_now = True
         try:
-            query = self._start()
+            queries = [(QUERY, self._start()), (CANARY_QUERY, self._start_canary())]
             try:
-                if not query.awaitTermination(timeout_s):
-                    raise TimeoutError(f"query {QUERY} ran past {timeout_s} s")
-                error = query.exception()
-                if error is not None:
-                    raise RuntimeError(f"query {QUERY} failed: {error}")
+                for name, query in queries:
+                    if not query.awaitTermination(timeout_s):
+                        raise TimeoutError(f"query {name} ran past {timeout_s} s")
+                    error = query.exception()
+                    if error is not None:
+                        raise RuntimeError(f"query {name} failed: {error}")
             finally:
-                query.stop()
+                for _name, query in queries:
+                    query.stop()
         finally:
             self.available_now = False
 

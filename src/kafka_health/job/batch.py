@@ -4,10 +4,13 @@ Spark reads all the monitor's topics in one query whose plan decodes and parses 
 once (Spark built-in functions only, :mod:`kafka_health.parsing`; the plan is built once, when
 the query starts: :func:`parsed_stream`). Per batch, on the persisted parsed records, outcomes
 are counted by reason, lines that are not events are dropped, and what is left is one small
-DataFrame of ``(kind, json)`` rows: canary outcomes and
-probes, cluster-state records, events of the types detectors read, the (broker, log kind)
+DataFrame of ``(kind, json)`` rows: canary outcomes,
+cluster-state records, events of the types detectors read, the (broker, log kind)
 streams seen, and the parse counts. One ``collect`` brings them to the driver, where
 :func:`decode_rows` turns them into a :class:`~kafka_health.detectors.inputs.Batch`.
+
+The canary topic lives on the monitored cluster and is read by a second query
+(:func:`probe_rows`), so a dead or hung leader there stalls only the loss verdicts.
 """
 
 from __future__ import annotations
@@ -107,35 +110,21 @@ def split_batch(batch: DataFrame, config: MonitorConfig) -> tuple[DataFrame, Dat
     return raw, batch.where(is_log)
 
 
-def driver_rows(raw: DataFrame, parsed: DataFrame, config: MonitorConfig) -> DataFrame:
-    """``(kind, json)`` rows for the driver (see the module docstring)."""
+def _tagged(kind: str, df: DataFrame, *columns: Any) -> DataFrame:
     from pyspark.sql import functions as F
 
-    from kafka_health.parsing.deadletter import is_dead_letter
+    return df.select(F.lit(kind).alias("kind"), F.to_json(F.struct(*columns)).alias("json"))
 
-    topics = config.topics
-    value = F.col("value").cast("string")
 
-    def tagged(kind: str, df: DataFrame, *columns: Any) -> DataFrame:
-        return df.select(F.lit(kind).alias("kind"), F.to_json(F.struct(*columns)).alias("json"))
+def probe_rows(source: DataFrame) -> DataFrame:
+    """``(kind, json)`` rows of the canary query: each well-formed probe in the canary topic
+    with its offset (the loss detector's input), from Spark's Kafka source columns."""
+    from pyspark.sql import functions as F
 
-    results = raw.where(F.col("topic") == topics.canary_results).select(
-        F.from_json(value, RESULT_DDL).alias("r")
+    probes = source.select(
+        F.from_json(F.col("value").cast("string"), PROBE_DDL).alias("p"), F.col("offset")
     )
-    outcomes = tagged(
-        "outcome",
-        results.where(
-            (F.col("r.schema") == RESULT_SCHEMA_ID)
-            & F.col("r.partition").isNotNull() & F.col("r.seq").isNotNull()
-            & F.col("r.send_ms").isNotNull()
-        ),
-        *[f"r.{c}" for c in ("canary_id", "partition", "seq", "acks", "send_ms", "done_ms",
-                             "outcome", "latency_s", "leader", "error", "log_append_ms")],
-    )  # fmt: skip
-    probes = raw.where(F.col("topic") == topics.canary).select(
-        F.from_json(value, PROBE_DDL).alias("p"), F.col("offset")
-    )
-    seen = tagged(
+    return _tagged(
         "probe",
         probes.where(
             (F.col("p.schema") == PROBE_SCHEMA_ID)
@@ -146,10 +135,34 @@ def driver_rows(raw: DataFrame, parsed: DataFrame, config: MonitorConfig) -> Dat
         *[f"p.{c}" for c in ("canary_id", "partition", "seq", "acks", "send_ms")],
         F.col("offset"),
     )
+
+
+def driver_rows(raw: DataFrame, parsed: DataFrame, config: MonitorConfig) -> DataFrame:
+    """``(kind, json)`` rows for the driver (see the module docstring)."""
+    from pyspark.sql import functions as F
+
+    from kafka_health.parsing.deadletter import is_dead_letter
+
+    topics = config.topics
+    value = F.col("value").cast("string")
+
+    results = raw.where(F.col("topic") == topics.canary_results).select(
+        F.from_json(value, RESULT_DDL).alias("r")
+    )
+    outcomes = _tagged(
+        "outcome",
+        results.where(
+            (F.col("r.schema") == RESULT_SCHEMA_ID)
+            & F.col("r.partition").isNotNull() & F.col("r.seq").isNotNull()
+            & F.col("r.send_ms").isNotNull()
+        ),
+        *[f"r.{c}" for c in ("canary_id", "partition", "seq", "acks", "send_ms", "done_ms",
+                             "outcome", "latency_s", "leader", "error", "log_append_ms")],
+    )  # fmt: skip
     states = raw.where(F.col("topic") == topics.cluster_state).select(
         F.from_json(value, CLUSTER_STATE_DDL).alias("s")
     )
-    cluster = tagged(
+    cluster = _tagged(
         "cluster",
         states.where(
             (F.col("s.schema") == CLUSTER_STATE_SCHEMA_ID)
@@ -158,19 +171,19 @@ def driver_rows(raw: DataFrame, parsed: DataFrame, config: MonitorConfig) -> Dat
         *[f"s.{c}" for c in ("kind", "snapshot_ms", "topic", "partition", "leader",
                              "leader_epoch", "replicas", "isr", "min_isr", "broker_id", "live")],
     )  # fmt: skip
-    events = tagged(
+    events = _tagged(
         "event",
         parsed.where((F.col("outcome") == "event") & F.col("type").isin(*DETECTED_TYPES)),
         *EVENT_COLUMNS,
     )
-    streams = tagged(
+    streams = _tagged(
         "stream",
         parsed.where(F.col("broker_id").isNotNull() & F.col("kind").isNotNull())
         .groupBy("broker_id", "kind")
         .agg(F.count(F.lit(1)).alias("records")),
         "broker_id", "kind", "records",
     )  # fmt: skip
-    counts = tagged(
+    counts = _tagged(
         "count",
         parsed.groupBy("outcome", "reason", "type").agg(
             F.count(F.lit(1)).alias("entries"),
@@ -182,11 +195,7 @@ def driver_rows(raw: DataFrame, parsed: DataFrame, config: MonitorConfig) -> Dat
         "outcome", "reason", "type", "entries", "lines", "dead_letters",
     )  # fmt: skip
     return (
-        outcomes.unionByName(seen)
-        .unionByName(cluster)
-        .unionByName(events)
-        .unionByName(streams)
-        .unionByName(counts)
+        outcomes.unionByName(cluster).unionByName(events).unionByName(streams).unionByName(counts)
     )
 
 

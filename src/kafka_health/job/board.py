@@ -37,8 +37,21 @@ def stale_after(config: MonitorConfig) -> dict[str, float]:
     auto = {
         "canary": 2 * job.trigger_interval_s + 3 * config.canary.interval_s,
         "cluster_state": 2 * job.trigger_interval_s + 3 * config.cluster_state.interval_s,
+        "canary_topic": CANARY_TOPIC_STALE_AFTER_S,
     }
     return {**auto, **job.stale_after_s}
+
+
+CANARY_TOPIC_STALE_AFTER_S = 120.0
+"""The canary topic is read from the monitored cluster: a dead or hung leader holds its reads
+back until the leadership moves (tens of seconds, measured). Only the loss verdicts wait on
+it, so it is called stale (and pages MonitorBlind, unless a broker fault explains it) late."""
+
+MONITOR_QUERY = "monitor"
+CANARY_QUERY = "canary"
+PROBE_READERS = ("loss",)
+"""The detectors a batch of the canary query (probes read back from the canary topic) is
+folded into; the other detectors never see those batches."""
 
 
 class Detector(Protocol):
@@ -73,6 +86,7 @@ class SignalBoard:
         self._stale_after = stale_after or {
             "canary": 2 * job.trigger_interval_s + 3.0,
             "cluster_state": 2 * job.trigger_interval_s + 30.0,
+            "canary_topic": CANARY_TOPIC_STALE_AFTER_S,
             **job.stale_after_s,
         }
         # source -> epoch seconds of the newest observation from it; not saved with the state:
@@ -89,19 +103,37 @@ class SignalBoard:
             self.write_path, self.loss, self.isr, Elections(job), Gc(job), Incidents(job),
             Coverage(job),
         ]  # fmt: skip
-        self.batch_id = -1  # the last batch folded in
+        self.batch_ids: dict[str, int] = {}  # query -> the last batch of it folded in
 
-    def fold(self, batch_id: int, batch: Batch, now: float | None = None) -> bool:
-        """Fold batch ``batch_id`` into every detector; False (and no change) when it was
-        folded in already."""
+    @property
+    def batch_id(self) -> int:
+        """The last batch of the monitor query folded in (-1: none)."""
+        return self.last_batch(MONITOR_QUERY)
+
+    def last_batch(self, query: str) -> int:
+        with self._lock:
+            return self.batch_ids.get(query, -1)
+
+    def forget_batches(self, query: str) -> None:
+        """The query starts over from batch 0 (its checkpoint is new): no batch is a replay."""
+        with self._lock:
+            self.batch_ids.pop(query, None)
+
+    def fold(
+        self, batch_id: int, batch: Batch, now: float | None = None, query: str = MONITOR_QUERY
+    ) -> bool:
+        """Fold batch ``batch_id`` of ``query`` into its detectors (every detector for the
+        monitor query, :data:`PROBE_READERS` for the canary query); False (and no change) when
+        it was folded in already."""
         at = self._clock() if now is None else now
         with self._lock:
-            if batch_id <= self.batch_id:
+            if batch_id <= self.batch_ids.get(query, -1):
                 return False
             for detector in self.detectors:
-                detector.fold(batch, at)
+                if query == MONITOR_QUERY or detector.name in PROBE_READERS:
+                    detector.fold(batch, at)
             self._observe_batch(batch)
-            self.batch_id = batch_id
+            self.batch_ids[query] = batch_id
             return True
 
     def signals(self) -> list[Signal]:
@@ -127,6 +159,8 @@ class SignalBoard:
             self._observe("canary", max(o.send_ms for o in batch.outcomes) / 1000.0)
         if batch.cluster:
             self._observe("cluster_state", max(r.at_ms for r in batch.cluster) / 1000.0)
+        if batch.probes:
+            self._observe("canary_topic", max(p.send_ms for p in batch.probes) / 1000.0)
 
     def _observe(self, source: str, at: float) -> None:
         self._observed[source] = max(self._observed.get(source, 0.0), at)
@@ -165,16 +199,19 @@ class SignalBoard:
         return current_window_end_ms(latest, self._job.slide_s)
 
     def state(self) -> dict[str, Any]:
-        """The whole state, as JSON-ready data, with the last batch id it includes."""
+        """The whole state, as JSON-ready data, with the last batch id of each query it
+        includes."""
         with self._lock:
             return {
-                "batch_id": self.batch_id,
+                "batch_ids": dict(self.batch_ids),
                 "detectors": {d.name: d.state() for d in self.detectors},
             }
 
     def restore(self, state: dict[str, Any]) -> None:
         with self._lock:
-            self.batch_id = int(state.get("batch_id", -1))
+            self.batch_ids = {q: int(b) for q, b in state.get("batch_ids", {}).items()}
+            if "batch_id" in state:  # saved before the canary topic had a query of its own
+                self.batch_ids.setdefault(MONITOR_QUERY, int(state["batch_id"]))
             saved = state.get("detectors", {})
             for detector in self.detectors:
                 detector.restore(saved.get(detector.name, {}))

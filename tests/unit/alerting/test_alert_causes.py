@@ -232,8 +232,8 @@ def test_cluster_canary_failure_is_explained_by_the_broker_one(tmp_path: Path) -
 
 def test_unreachable_cluster_explains_the_stalled_monitor(tmp_path: Path) -> None:
     h = Harness(tmp_path)
-    h.tick(0, [sig("job_last_batch_timestamp", 1_700_000_000.0, 0, query="logs")])
-    h.run(5, 300, lambda t: [sig("job_kafka_unreachable", 1, t, query="logs")])
+    h.tick(0, [sig("job_last_batch_timestamp", 1_700_000_000.0, 0, query="monitor")])
+    h.run(5, 300, lambda t: [sig("job_kafka_unreachable", 1, t, query="monitor")])
     assert h.alerts("MonitorStalled"), "the monitor did stall"
     assert h.paged_rules() == ["ClusterUnreachable"]
 
@@ -262,3 +262,31 @@ def test_a_failed_follower_explains_timed_out_acks_on_other_brokers(tmp_path: Pa
     broker = next(a for n in h.incidents()['{broker_id="3"}'] for a in n.alerts
                   if a.labels["alertname"] == "BrokerFailed")  # fmt: skip
     assert "Canary writes fail on broker 2" in broker.annotations["explains"]
+
+
+def test_a_broker_failure_explains_the_stalled_canary_read(tmp_path: Path) -> None:
+    """The canary query reads the canary topic back from the monitored cluster: with broker 3
+    dead it completes no batch and the canary topic goes stale. One page: broker 3's."""
+    h = Harness(tmp_path)
+    h.tick(0, [sig("job_last_batch_timestamp", 1_700_000_000.0, 0, query="canary")])
+
+    def signals(t: float) -> list[Signal]:
+        out = [
+            sig("broker_failures", 1, t, broker_id=3),
+            sig("job_last_batch_timestamp", 1_700_000_000.0 + t, t, query="monitor"),
+        ]
+        if t >= 120:
+            out.append(sig("signal_stale", 1, t, {"age_s": t, "stale_after_s": 120},
+                           source="canary_topic"))  # fmt: skip
+        return out
+
+    h.run(5, 200, signals)
+    assert h.paged_rules() == ["BrokerFailed"], "no MonitorStalled for the canary query"
+
+
+def test_a_stale_canary_topic_without_a_broker_fault_pages_blindness(tmp_path: Path) -> None:
+    h = Harness(tmp_path)
+    h.run(0, 30, lambda t: [sig("signal_stale", 1, t, {"age_s": 130, "stale_after_s": 120},
+                                source="canary_topic")])  # fmt: skip
+    assert h.paged_rules() == ["MonitorBlind"]
+    assert h.pages()[0].alerts[0].labels["source"] == "canary_topic"

@@ -51,7 +51,7 @@ def test_range_history_survives_absence_from_snapshots(tmp_path: Path) -> None:
 def test_watched_query_without_batches_stalls(tmp_path: Path) -> None:
     h = Harness(tmp_path)
     h.clock.now = T0
-    h.service.watch_query("logs")
+    h.service.watch_query("monitor")
     for t in range(0, 30, 1):
         publish(h, t, [])  # the job's snapshots do not mention the query yet
     assert not h.firing("MonitorStalled"), "three trigger intervals (30 s) not yet over"
@@ -62,7 +62,7 @@ def test_watched_query_without_batches_stalls(tmp_path: Path) -> None:
     assert h.pages()[0].created_at - T0 <= 35, "paged within a group wait of the 30 s"
     for t in range(35, 100, 5):
         h.clock.now = T0 + t
-        h.service.batch_completed("logs")
+        h.service.batch_completed("monitor")
         h.tick(t)
     assert not h.firing("MonitorStalled")
 

@@ -148,3 +148,35 @@ def test_a_replay_of_past_records_is_not_stale() -> None:
     board.fold(0, batch(outcomes=[ok(0, 1, 1_004_500)]))
     assert board.stale() == set()
     assert any(s.name == "canary_availability_ratio" for s in board.signals())
+
+
+def test_the_canary_query_feeds_only_the_loss_detector_with_its_own_batch_ids() -> None:
+    board = SignalBoard(JobConfig(loss_grace_s=1.0), clock=lambda: 1000.0)
+    assert board.fold(0, busy_batch()) is True  # type: ignore[arg-type]
+    before = board.state()["detectors"]
+    probes = batch(probes=[probe(0, 9, T0 + 5000, offset=9)], events=[event("full_gc", "2", T0)])
+    assert board.fold(0, probes, query="canary") is True, "its own batch ids"
+    after = board.state()["detectors"]
+    assert {n for n in after if after[n] != before[n]} == {"loss"}, "only loss reads probes"
+    assert board.fold(0, probes, query="canary") is False, "a replay changes nothing"
+    assert board.batch_ids == {"monitor": 0, "canary": 0}
+    board.forget_batches("canary")  # its checkpoint was deleted: it counts from 0 again
+    assert board.fold(0, probes, query="canary") is True
+
+
+def test_a_state_saved_before_the_canary_query_resumes_the_monitor_query() -> None:
+    board = SignalBoard(JobConfig(), clock=lambda: 1000.0)
+    board.restore({"batch_id": 41, "detectors": {}})
+    assert board.batch_ids == {"monitor": 41} and board.last_batch("canary") == -1
+
+
+def test_a_stalled_canary_topic_read_is_stale_only_for_the_loss_signals() -> None:
+    now = [T0 / 1000]
+    board = SignalBoard(JobConfig(), clock=lambda: now[0], live=True)
+    board.fold(0, busy_batch())  # type: ignore[arg-type]
+    board.fold(0, batch(probes=[probe(0, 1, T0, offset=1)]), query="canary")
+    now[0] += 121  # the canary results go on; the canary topic's read has stalled
+    board.fold(1, batch(outcomes=[ok(0, 5, T0 + 121_000)], cluster=[broker(T0 + 121_000, 1)]))
+    stale = by_name(board.signals(), "signal_stale")
+    assert stale[labels(source="canary_topic")].value == 1
+    assert stale[labels(source="canary")].value == 0

@@ -33,6 +33,7 @@ def test_a_late_probe_copy_does_not_revive_a_verdict_and_reports_expire() -> Non
     job = JobConfig(loss_grace_s=5.0, slide_s=10.0, loss_report_window_s=100.0)
     d = Loss(job)
     d.fold(batch(outcomes=[ok(0, 1, T0), ok(0, 2, T0 + 30_000)]), 10.0)
+    d.fold(batch(probes=[probe(0, 2, T0 + 30_000, offset=8)]), 10.5)
     assert d.lost_writes() == [(0, "all", 1)]
     d.fold(batch(probes=[probe(0, 1, T0, offset=7)]), 11.0)  # too late: the verdict stands
     assert d.lost_writes() == [(0, "all", 1)]
@@ -46,3 +47,23 @@ def test_unacknowledged_probes_are_not_lost() -> None:
     restored = Loss(JobConfig(loss_grace_s=1.0))
     restored.restore(d.state())
     assert restored.state() == d.state()
+
+
+def test_outcomes_ahead_of_a_stalled_canary_topic_read_are_not_lost() -> None:
+    """The canary topic's read stalls on a dead leader while outcomes keep coming: no verdict
+    until the probes catch up, then only what is really missing is lost."""
+    d = Loss(JobConfig(loss_grace_s=5.0, slide_s=10.0))
+    d.fold(batch(outcomes=[ok(0, 1, T0)], probes=[probe(0, 1, T0, offset=1)]), 1.0)
+    d.fold(batch(outcomes=[ok(0, s, T0 + s * 1000) for s in range(2, 60)]), 60.0)
+    assert d.lost_writes() == [], "the canary topic is behind: nothing is judged yet"
+    caught_up = [probe(0, s, T0 + s * 1000, offset=s) for s in range(2, 60) if s != 17]
+    d.fold(batch(probes=caught_up), 61.0)
+    assert d.lost_writes() == [(0, "all", 17)]
+
+
+def test_probes_never_read_back_are_dropped_unjudged() -> None:
+    d = Loss(JobConfig(loss_grace_s=5.0, slide_s=10.0))
+    d.fold(batch(outcomes=[ok(0, 1, T0)]), 1.0)
+    d.fold(batch(outcomes=[ok(0, 2, T0 + 1_000_000)]), 2.0)
+    assert d.lost_writes() == [] and d.unjudged == 1
+    assert d.state()["pending"] == [["c", 0, 2, "all", True, [], T0 + 1_000_000]]
