@@ -1,11 +1,13 @@
 """Incident signatures: log events that name a failure mode, counted per broker over the log
-window (ZooKeeper session expiries, controller changes, brokers the controller saw fail, ...)."""
+window (ZooKeeper session expiries, controller changes, brokers the controller saw fail, ...).
+A broker failure counts only when the active controller reported it (:mod:`.controller`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from kafka_health.config import JobConfig
+from kafka_health.detectors.controller import ActiveController
 from kafka_health.detectors.inputs import Batch
 from kafka_health.detectors.logwindow import LogWindow
 from kafka_health.model import Signal, labels
@@ -29,9 +31,10 @@ class Incidents:
 
     def __init__(self, job: JobConfig) -> None:
         self._window = LogWindow(job, tuple(INCIDENT_SIGNALS))
+        self._controller = ActiveController()
 
     def fold(self, batch: Batch, now: float) -> None:
-        self._window.add(batch.events)
+        self._window.add(self._controller.trusted(batch.events))
 
     def signals(self, now: float) -> list[Signal]:
         at = self._window.end_ms() / 1000.0
@@ -44,7 +47,8 @@ class Incidents:
         ]
 
     def state(self) -> dict[str, Any]:
-        return self._window.state()
+        return {**self._window.state(), "controller": self._controller.state()}
 
     def restore(self, state: dict[str, Any]) -> None:
         self._window.restore(state)
+        self._controller.restore(state.get("controller", {}))

@@ -344,7 +344,8 @@ KAFKA_PATTERNS: tuple[EventPattern, ...] = (
         "controller_change.elected",
         "controller_change",
         r"successfully elected as",
-        r"(?P<subject>\d+) successfully elected as (?:the controller|leader)",
+        r"(?P<subject>\d+) successfully elected as (?:the controller|leader)"
+        r"(?:\. Epoch incremented to (?P<leader_epoch>\d+))?",
         "KafkaController 1.1-3.x '%d successfully elected as the controller' (2.4+ adds "
         "'. Epoch incremented to %d ...'); ZookeeperLeaderElector 0.9-1.0 'successfully "
         "elected as leader'",
@@ -361,7 +362,8 @@ KAFKA_PATTERNS: tuple[EventPattern, ...] = (
         "controller_change.kraft",
         "controller_change",
         r"Becoming the active controller",
-        r"\[QuorumController id=(?P<subject>\d+)\] Becoming the active controller at epoch \d+",
+        r"\[QuorumController id=(?P<subject>\d+)\] Becoming the active controller at epoch "
+        r"(?P<leader_epoch>\d+)",
         "org.apache.kafka.controller.QuorumController 3.x-4.x (KRaft)",
     ),
     _k(
