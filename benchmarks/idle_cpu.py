@@ -4,8 +4,9 @@ runs it: ``ship-logs``, ``canary`` and ``run`` as separate processes on a local 
 CPU = utime + stime ticks of the ``run`` process and its descendants (the Spark JVM) over the
 measured interval, after a warm-up; batch durations = ``kafka_health_job_batch_duration_seconds``
 each time ``kafka_health_job_last_batch_timestamp_seconds`` moves (the listener's
-``StreamingQueryProgress.batchDuration``). ``--code`` runs another checkout's ``src`` (e.g. the
-job before a change) with this harness.
+``StreamingQueryProgress.batchDuration``), per query, with the mean of each phase of
+``durationMs`` (``kafka_health_job_batch_phase_seconds``). ``--code`` runs another checkout's
+``src`` (e.g. the job before a change) with this harness.
 
     .venv/bin/python benchmarks/idle_cpu.py [--seconds 180] [--warmup 90] [--code DIR]
 """
@@ -96,7 +97,8 @@ def main() -> None:
             time.sleep(args.warmup)
             pids = tree(run)
             start_ticks, started = cpu_ticks(pids), time.monotonic()
-            durations: list[float] = []
+            durations: dict[str, list[float]] = {}
+            phases: dict[tuple[str, str], list[float]] = {}
             last_at: dict[tuple[tuple[str, str], ...], float] = {}
             while time.monotonic() - started < args.seconds:
                 samples = scrape(port)
@@ -104,22 +106,32 @@ def main() -> None:
                     if name != "kafka_health_job_last_batch_timestamp_seconds":
                         continue
                     if last_at.get(scope) not in (None, value):
-                        durations.append(
+                        query = dict(scope).get("query", "?")
+                        durations.setdefault(query, []).append(
                             samples.get(("kafka_health_job_batch_duration_seconds", scope), 0.0)
                         )
+                        for (metric, labels), seconds in samples.items():
+                            named = dict(labels)
+                            if (metric == "kafka_health_job_batch_phase_seconds"
+                                    and named.get("query") == query):  # fmt: skip
+                                phases.setdefault((query, named["phase"]), []).append(seconds)
                     last_at[scope] = value
-                time.sleep(1.0)
+                time.sleep(0.5)
             elapsed = time.monotonic() - started
             cores = (cpu_ticks(pids) - start_ticks) / TICK / elapsed
             print(f"job (run + Spark JVM, {len(pids)} processes): {cores:.2f} cores on average "
                   f"over {elapsed:.0f} s after {args.warmup:.0f} s of warm-up")  # fmt: skip
-            if durations:
-                ordered = sorted(durations)
+            for query, seen in sorted(durations.items()):
+                ordered = sorted(seen)
                 p95 = ordered[max(0, round(0.95 * len(ordered)) - 1)]
                 median, peak = statistics.median(ordered), ordered[-1]
-                print(f"batches seen: {len(durations)} ({len(last_at)} queries); duration "
-                      f"median {median:.2f} s, p95 {p95:.2f} s, max {peak:.2f} s")  # fmt: skip
-            else:
+                print(f"query {query}: {len(seen)} batches; duration median {median:.2f} s, "
+                      f"p95 {p95:.2f} s, max {peak:.2f} s")  # fmt: skip
+                spent = {ph: statistics.mean(v) for (q, ph), v in phases.items() if q == query}
+                print("  mean phases: " + ", ".join(
+                    f"{ph} {sec:.2f} s" for ph, sec in sorted(spent.items(), key=lambda x: -x[1])
+                ))  # fmt: skip
+            if not durations:
                 print("no batch completed while measured")
         finally:
             if monitor is not None:

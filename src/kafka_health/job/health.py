@@ -16,7 +16,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -48,6 +48,15 @@ class QueryHealth:
     """The exception class of a termination that was not Kafka's; None once a batch runs."""
     sources: tuple[str, ...] = ()
     """What the query reads, from its progress (e.g. ``KafkaV2[Subscribe[topic]]``)."""
+    phases_s: dict[str, float] = field(default_factory=dict)
+    """Where the last batch's time went (``durationMs``: latestOffset, addBatch, ...)."""
+
+
+BATCH_PHASES = (
+    "latestOffset", "walCommit", "getBatch", "queryPlanning", "addBatch", "commitOffsets",
+    "triggerExecution",
+)  # fmt: skip
+"""The phases of ``StreamingQueryProgress.durationMs`` exported (a bounded label set)."""
 
 
 class JobHealth(Collector):
@@ -82,6 +91,12 @@ class JobHealth(Collector):
             health.failed_with = None
             health.last_batch_s = self._clock()
             health.batch_duration_s = float(progress.batchDuration) / 1000.0
+            durations = getattr(progress, "durationMs", None) or {}
+            health.phases_s = {
+                phase: float(durations[phase]) / 1000.0
+                for phase in BATCH_PHASES
+                if durations.get(phase) is not None
+            }
             health.input_rows_per_s = float(progress.inputRowsPerSecond or 0.0)
             health.processed_rows_per_s = float(progress.processedRowsPerSecond or 0.0)
             health.input_rows_total += int(progress.numInputRows or 0)
@@ -191,6 +206,15 @@ class JobHealth(Collector):
                 if value is not None:
                     family.add_metric([name], float(value))
             yield family
+        phases = GaugeMetricFamily(
+            "kafka_health_job_batch_phase_seconds",
+            "time the last batch spent in each phase of StreamingQueryProgress.durationMs",
+            labels=["query", "phase"],
+        )
+        for name, health in sorted(queries.items()):
+            for phase, seconds in health.phases_s.items():
+                phases.add_metric([name, phase], seconds)
+        yield phases
         for suffix, (text, get) in counters.items():
             counter = CounterMetricFamily(f"kafka_health_job_{suffix}", text, labels=["query"])
             for name, health in sorted(queries.items()):

@@ -85,3 +85,24 @@ def test_a_kafka_error_is_an_unreachable_cluster() -> None:
     assert not [k for k in signals if k[0] == "job_query_failed"]
     assert "node assignment" in signals[("job_kafka_unreachable", labels(query="write_path"))
                                         ].details["error"]  # fmt: skip
+
+
+def test_a_batch_s_phases_are_exported_in_seconds() -> None:
+    """Where a batch's time goes (StreamingQueryProgress.durationMs), per query and phase."""
+    from types import SimpleNamespace
+
+    from prometheus_client import CollectorRegistry, generate_latest
+
+    health = JobHealth(clock=lambda: 100.0)
+    progress = SimpleNamespace(
+        name="monitor", id="x", batchDuration=1500, inputRowsPerSecond=2.0,
+        processedRowsPerSecond=3.0, numInputRows=4, eventTime={}, stateOperators=[], sources=[],
+        durationMs={"latestOffset": 40, "addBatch": 1200, "triggerExecution": 1500, "other": 9},
+    )  # fmt: skip
+    health.on_progress(progress)
+    registry = CollectorRegistry()
+    registry.register(health)
+    text = generate_latest(registry).decode()
+    assert 'kafka_health_job_batch_phase_seconds{phase="addBatch",query="monitor"} 1.2' in text
+    assert 'phase="latestOffset",query="monitor"} 0.04' in text
+    assert 'phase="other"' not in text, "only the known phases: a bounded label set"
