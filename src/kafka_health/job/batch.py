@@ -1,13 +1,14 @@
 """One micro-batch of the monitor's topics -> the few rows the driver's detectors need.
 
-Spark reads all the monitor's topics in one query whose plan decodes and parses each record
+Spark reads the monitor's own topics in one query whose plan decodes and parses each record
 once (Spark built-in functions only, :mod:`kafka_health.parsing`; the plan is built once, when
-the query starts: :func:`parsed_stream`). Per batch, on the persisted parsed records, outcomes
-are counted by reason, lines that are not events are dropped, and what is left is one small
-DataFrame of ``(kind, json)`` rows: canary outcomes,
-cluster-state records, events of the types detectors read, the (broker, log kind)
-streams seen, and the parse counts. One ``collect`` brings them to the driver, where
-:func:`decode_rows` turns them into a :class:`~kafka_health.detectors.inputs.Batch`.
+the query starts: :func:`parsed_stream`). Per batch, on the checkpointed parsed records, lines
+that are not events are dropped and what is left is one small DataFrame of ``(kind, json)``
+rows: canary outcomes, cluster-state records, events of the types detectors read, and one
+tally (a single aggregation) per (outcome, reason, type, broker, log kind), from which the
+driver takes both the parse counts and the (broker, log kind) streams seen. One ``collect``
+brings them to the driver, where :func:`decode_rows` turns them into a
+:class:`~kafka_health.detectors.inputs.Batch`.
 
 The canary topic lives on the monitored cluster and is read by a second query
 (:func:`probe_rows`), so a dead or hung leader there stalls only the loss verdicts.
@@ -176,33 +177,26 @@ def driver_rows(raw: DataFrame, parsed: DataFrame, config: MonitorConfig) -> Dat
         parsed.where((F.col("outcome") == "event") & F.col("type").isin(*DETECTED_TYPES)),
         *EVENT_COLUMNS,
     )
-    streams = _tagged(
-        "stream",
-        parsed.where(F.col("broker_id").isNotNull() & F.col("kind").isNotNull())
-        .groupBy("broker_id", "kind")
-        .agg(F.count(F.lit(1)).alias("records")),
-        "broker_id", "kind", "records",
-    )  # fmt: skip
-    counts = _tagged(
-        "count",
-        parsed.groupBy("outcome", "reason", "type").agg(
+    tally = _tagged(
+        "tally",
+        parsed.groupBy("outcome", "reason", "type", "broker_id", "kind").agg(
             F.count(F.lit(1)).alias("entries"),
             F.sum(F.col("n_lines")).alias("lines"),
             F.sum(F.when(is_dead_letter(config.parsing.dead_letter), 1).otherwise(0)).alias(
                 "dead_letters"
             ),
         ),
-        "outcome", "reason", "type", "entries", "lines", "dead_letters",
+        "outcome", "reason", "type", "broker_id", "kind", "entries", "lines", "dead_letters",
     )  # fmt: skip
-    return (
-        outcomes.unionByName(cluster).unionByName(events).unionByName(streams).unionByName(counts)
-    )
+    return outcomes.unionByName(cluster).unionByName(events).unionByName(tally)
 
 
 def decode_rows(rows: Iterable[Any]) -> Decoded:
     """The collected ``(kind, json)`` rows as detector inputs and parse counts."""
     out = Decoded()
     b = out.batch
+    streams: dict[tuple[str, str], int] = {}
+    counts: dict[tuple[str | None, str | None, str | None], list[int]] = {}
     for row in rows:
         kind, d = row[0], json.loads(row[1])
         if kind == "outcome":
@@ -238,12 +232,16 @@ def decode_rows(rows: Iterable[Any]) -> Decoded:
                     d.get("subject_broker_id"),
                 )
             )  # fmt: skip
-        elif kind == "stream":
-            b.streams.append(LogStream(d["broker_id"], d["kind"], int(d.get("records") or 0)))
-        elif kind == "count":
-            out.counts.append(
-                ParseCount(d.get("outcome"), d.get("reason"), d.get("type"),
-                           int(d.get("entries") or 0), int(d.get("lines") or 0),
-                           int(d.get("dead_letters") or 0))
-            )  # fmt: skip
+        elif kind == "tally":
+            entries = int(d.get("entries") or 0)
+            broker, log_kind = d.get("broker_id"), d.get("kind")
+            if broker is not None and log_kind is not None:
+                streams[(broker, log_kind)] = streams.get((broker, log_kind), 0) + entries
+            key = (d.get("outcome"), d.get("reason"), d.get("type"))
+            total = counts.setdefault(key, [0, 0, 0])
+            total[0] += entries
+            total[1] += int(d.get("lines") or 0)
+            total[2] += int(d.get("dead_letters") or 0)
+    b.streams.extend(LogStream(broker, kind, n) for (broker, kind), n in streams.items())
+    out.counts.extend(ParseCount(*key, *totals) for key, totals in counts.items())
     return out
