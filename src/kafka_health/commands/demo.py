@@ -30,6 +30,7 @@ from kafka_health.commands.demo_console import Timeline, clock_time, log_to_file
 from kafka_health.commands.dev_cluster import cluster_spec, print_status
 from kafka_health.config import MonitorConfig, ReceiverConfig
 from kafka_health.devcluster import DevClusterError, LocalCluster
+from kafka_health.devcluster.cluster import transport_spec
 from kafka_health.faults.context import FaultContext
 from kafka_health.faults.monitor import PARTS, MonitorProcesses, scrape
 from kafka_health.faults.receiver import RecordingReceiver
@@ -157,7 +158,7 @@ def run(args: argparse.Namespace) -> int:
         scenarios=[],
         workdir=home,
         mode=spec.mode,
-        layout="single",  # one cluster in the demo folder carries the monitor's topics too
+        layout="transport",  # the monitor's own topics on a 1-broker cluster beside it
         base=config,
         keep_firing_cap_s=None,  # the shipped rules, as a user runs them
         healthy_timeout_s=HEALTHY_TIMEOUT_S,
@@ -189,6 +190,12 @@ def run(args: argparse.Namespace) -> int:
             )
             console.say(f"log file: {home / 'logs' / 'demo.log'}")
         else:
+            console.timed("starting a 1-broker transport cluster for the monitor's own topics "
+                          "(a monitor shipping its evidence through the sick cluster goes blind "
+                          "with it)")  # fmt: skip
+            bench.transport = LocalCluster.create(
+                transport_spec(spec, directory=home / "transport")
+            ).up()
             receiver = RecordingReceiver(on_page=Timeline(console.say))
             ctx = bench.start_monitor(cluster, receiver, home / "logs")
             console.timed(f"pager {receiver.url}, metrics "
@@ -226,7 +233,12 @@ def survivors(bench: FaultBench, cluster: LocalCluster) -> list[str]:
     """What still runs of the demo's processes (after ``bench.close()``: nothing)."""
     monitor = bench.monitor
     left = [part for part in PARTS if monitor is not None and monitor.alive(part)]
-    return left + (["Kafka brokers"] if cluster.any_running() else [])
+    transport = bench.transport is not None and bench.transport.any_running()
+    return (
+        left
+        + (["Kafka brokers"] if cluster.any_running() else [])
+        + (["the transport broker"] if transport else [])
+    )
 
 
 def run_fault(
