@@ -468,6 +468,8 @@ class JobConfig:
     slide_s: float = 10.0
     watermark_s: float = 30.0
     trigger_interval_s: float = 10.0
+    canary_trigger_interval_s: float = 10.0
+    """The canary query's trigger: it feeds only the loss verdicts, which wait loss_grace_s."""
     starting_offsets: Literal["latest", "earliest"] = "latest"
     max_offsets_per_trigger: int = 500_000
     latency_accuracy: int = 10_000
@@ -483,20 +485,22 @@ class JobConfig:
     restart_backoff_max_s: float = 60.0
     stop_timeout_s: float = 30.0
     stale_after_s: dict[str, float] = field(default_factory=dict)
-    """Per source (canary, cluster_state): newest observation older than this is stale. A
-    source not listed: two trigger intervals plus three of the source's own intervals."""
+    """Per source (canary, cluster_state, canary_topic): newest observation older than this is
+    stale. Not listed: canary and cluster_state two trigger intervals plus three of the
+    source's own intervals; canary_topic 120 s."""
 
     def check(self, path: str) -> list[ConfigProblem]:
         problems = []
         for source, seconds in self.stale_after_s.items():
-            if source not in ("canary", "cluster_state") or seconds <= 0:
+            if source not in ("canary", "cluster_state", "canary_topic") or seconds <= 0:
                 problems.append(
                     ConfigProblem(
                         f"{path}.stale_after_s.{source}",
-                        "keys are canary or cluster_state, values positive seconds",
+                        "keys are canary, cluster_state or canary_topic, values positive seconds",
                     )
                 )
-        positive = ("window_s", "slide_s", "trigger_interval_s", "canary_silence_s",
+        positive = ("window_s", "slide_s", "trigger_interval_s", "canary_trigger_interval_s",
+                    "canary_silence_s",
                     "loss_grace_s", "loss_report_window_s", "coordinator_load_stuck_s",
                     "log_silence_s", "isr_expire_after_s", "restart_backoff_initial_s",
                     "restart_backoff_max_s", "stop_timeout_s")  # fmt: skip

@@ -119,12 +119,13 @@ class MonitorJob:
             .option("checkpointLocation", str(self.canary_checkpoint))
             .foreachBatch(self.process_canary_batch)
         )
-        return self._triggered(writer)
+        return self._triggered(writer, self.config.job.canary_trigger_interval_s)
 
-    def _triggered(self, writer: Any) -> Any:
+    def _triggered(self, writer: Any, every_s: float | None = None) -> Any:
         if self.available_now:
             return writer.trigger(availableNow=True).start()
-        return writer.trigger(processingTime=interval(self.config.job.trigger_interval_s)).start()
+        seconds = self.config.job.trigger_interval_s if every_s is None else every_s
+        return writer.trigger(processingTime=interval(seconds)).start()
 
     def process_canary_batch(self, batch: DataFrame, batch_id: int) -> None:
         """Fold the probes read back from the canary topic into the loss detector, once per id."""
