@@ -1,13 +1,12 @@
 """Incident signatures: log events that name a failure mode, counted per broker over the log
-window (ZooKeeper session expiries, controller changes, brokers the controller saw fail, ...).
-A broker failure counts only when the active controller reported it (:mod:`.controller`)."""
+window (ZooKeeper session expiries, controller changes, controlled shutdowns, ...). Brokers the
+controller saw fail are :mod:`.broker_failures` (failed until seen back)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from kafka_health.config import JobConfig
-from kafka_health.detectors.controller import ActiveController
 from kafka_health.detectors.inputs import Batch
 from kafka_health.detectors.logwindow import LogWindow
 from kafka_health.model import Signal, labels
@@ -17,7 +16,6 @@ INCIDENT_SIGNALS = {
     "zk_session_expired": "zk_session_expirations",
     "zk_disconnected": "zk_disconnects",
     "controller_change": "controller_changes",
-    "broker_failure": "broker_failures",
     "controlled_shutdown": "controlled_shutdowns",
     "processor_uncaught_exception": "processor_uncaught_exceptions",
     "log_cleaner_died": "log_cleaner_deaths",
@@ -31,10 +29,9 @@ class Incidents:
 
     def __init__(self, job: JobConfig) -> None:
         self._window = LogWindow(job, tuple(INCIDENT_SIGNALS))
-        self._controller = ActiveController()
 
     def fold(self, batch: Batch, now: float) -> None:
-        self._window.add(self._controller.trusted(batch.events))
+        self._window.add(batch.events)
 
     def signals(self, now: float) -> list[Signal]:
         at = self._window.end_ms() / 1000.0
@@ -47,8 +44,7 @@ class Incidents:
         ]
 
     def state(self) -> dict[str, Any]:
-        return {**self._window.state(), "controller": self._controller.state()}
+        return self._window.state()
 
     def restore(self, state: dict[str, Any]) -> None:
         self._window.restore(state)
-        self._controller.restore(state.get("controller", {}))

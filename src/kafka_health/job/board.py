@@ -9,12 +9,15 @@ carry the whole state with the batch id it includes. No Spark import.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
 from kafka_health.config import JobConfig, MonitorConfig
+from kafka_health.detectors.broker_failures import BrokerFailures
+from kafka_health.detectors.controller import ActiveController
 from kafka_health.detectors.coverage import LOGGED_KINDS, Coverage
 from kafka_health.detectors.elections import Elections, distinct_elections
 from kafka_health.detectors.gc import Gc
@@ -101,8 +104,10 @@ class SignalBoard:
         self.isr = Isr(job)
         self.detectors: list[Detector] = [
             self.write_path, self.loss, self.isr, Elections(job), Gc(job), Incidents(job),
-            Coverage(job),
+            BrokerFailures(job), Coverage(job),
         ]  # fmt: skip
+        # Before any detector: a controller's reports count only while it is the active one.
+        self.controller = ActiveController()
         self.batch_ids: dict[str, int] = {}  # query -> the last batch of it folded in
 
     @property
@@ -129,6 +134,8 @@ class SignalBoard:
         with self._lock:
             if batch_id <= self.batch_ids.get(query, -1):
                 return False
+            if batch.events:
+                batch = dataclasses.replace(batch, events=self.controller.trusted(batch.events))
             for detector in self.detectors:
                 if query == MONITOR_QUERY or detector.name in PROBE_READERS:
                     detector.fold(batch, at)
@@ -205,6 +212,7 @@ class SignalBoard:
             return {
                 "batch_ids": dict(self.batch_ids),
                 "detectors": {d.name: d.state() for d in self.detectors},
+                "controller": self.controller.state(),
             }
 
     def restore(self, state: dict[str, Any]) -> None:
@@ -215,3 +223,4 @@ class SignalBoard:
             saved = state.get("detectors", {})
             for detector in self.detectors:
                 detector.restore(saved.get(detector.name, {}))
+            self.controller.restore(state.get("controller", {}))
