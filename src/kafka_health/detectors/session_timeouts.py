@@ -5,7 +5,9 @@ A broker's log states the timeout it runs with (``session_timeout`` events, see
 sessionTimeout=N" line and the start-up KafkaConfig dump. The dump lists both keys in Kafka 3.x;
 the one used is the one its mode enforces: in ZooKeeper mode (``process.roles`` unset or empty)
 ``zookeeper.session.timeout.ms``, in KRaft (``process.roles`` set) ``broker.session.timeout.ms``,
-which the controller enforces on the broker's heartbeats. The newest statement of a broker wins
+which the controller enforces on the broker's heartbeats (a combined node logs the same
+value; a controller-only node has no broker session of its own and is compared with the
+timeout it enforces on brokers). The newest statement of a broker wins
 (a restart with a new setting logs it again); a broker whose log said nothing yet gets
 ``job.session_timeout_ms_by_broker`` or ``job.session_timeout_ms``.
 """
