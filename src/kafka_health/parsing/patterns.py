@@ -532,18 +532,19 @@ KAFKA_PATTERNS: tuple[EventPattern, ...] = (
     ),
     # The broker's own session timeout, which a GC pause must stay under (detectors/
     # session_timeouts.py). The start-up dump of AbstractConfig.logAll is one multi-line entry:
-    # "KafkaConfig values: " + NL, then "\tkey = value" + NL per key (sorted by a TreeMap since
-    # 1.x), then the logger " (kafka.server.KafkaConfig)" (4.x: "(org.apache.kafka.common.
+    # "KafkaConfig values: " + NL, then "\tkey = value" + NL per key (sorted: logAll walks a
+    # TreeMap), then the logger " (kafka.server.KafkaConfig)" (4.x: "(org.apache.kafka.common.
     # config.AbstractConfig)"). Its mode decides the key: a KRaft node (process.roles set)
     # keeps its broker session through heartbeats to the controller, which fences it after
     # broker.session.timeout.ms; a ZooKeeper-mode broker (process.roles unset or "[]", 3.x
     # lists zookeeper.* keys in both modes) through zookeeper.session.timeout.ms. Lookaheads
-    # keep the match independent of key order.
+    # keep the match independent of key order; "^" on the entry's first line keeps a hostile
+    # entry repeating "KafkaConfig values:" linear (one start, not one per repeat).
     _k(
         "session_timeout.kafka_config_kraft",
         "session_timeout",
         r"KafkaConfig values:",
-        r"KafkaConfig values: ?(?=[\s\S]*?\n\tprocess\.roles = \[?(?:broker|controller))"
+        r"^[^\n]*?KafkaConfig values: ?(?=[\s\S]*?\n\tprocess\.roles = \[?(?:broker|controller))"
         r"[\s\S]*?\n\tbroker\.session\.timeout\.ms = (?P<session_timeout>\d+)",
         "org.apache.kafka.common.config.AbstractConfig.logAll in kafka.server.KafkaConfig, KRaft "
         "2.8-4.x: 'KafkaConfig values: ' then '\\tbroker.session.timeout.ms = 9000' and "
@@ -555,7 +556,7 @@ KAFKA_PATTERNS: tuple[EventPattern, ...] = (
         "session_timeout.kafka_config_zookeeper",
         "session_timeout",
         r"KafkaConfig values:",
-        r"KafkaConfig values: ?[\s\S]*?\n\tzookeeper\.session\.timeout\.ms = "
+        r"^[^\n]*?KafkaConfig values: ?[\s\S]*?\n\tzookeeper\.session\.timeout\.ms = "
         r"(?P<session_timeout>\d+)",
         "AbstractConfig.logAll in kafka.server.KafkaConfig, ZooKeeper mode 0.9-3.x: "
         "'\\tzookeeper.session.timeout.ms = 6000' (3.x also lists 'process.roles = []'; real "
