@@ -514,6 +514,108 @@ KAFKA_CASES: tuple[Case, ...] = (
         {"reason": "continuation"},
         "an unjoined exception line is a continuation, not a new not_leader event",
     ),
+    Case(
+        "session_timeout_zk_client_seed",
+        "[2019-05-15 22:20:14,399] INFO Initiating client connection, connectString=192.168.x.x:2181,192.168.x.x:2181,192.168.x.x:2181 sessionTimeout=6000 watcher=org.I0Itec.zkclient.ZkClient@50a638b5 (org.apache.zookeeper.ZooKeeper)",
+        "session_timeout",
+        {"session_timeout_ms": 6000, "level": "INFO"},
+        "seed 002 (ZooKeeper 3.4 client of a Kafka 0.9-1.0 broker, ZkClient watcher)",
+    ),
+    Case(
+        "session_timeout_zk_client_3_9",
+        "[2026-11-23 22:34:26,090] INFO Initiating client connection, connectString=127.0.0.1:34997 sessionTimeout=6000 watcher=kafka.zookeeper.ZooKeeperClient$ZooKeeperClientWatcher$@4145bad8 (org.apache.zookeeper.ZooKeeper)",
+        "session_timeout",
+        {"session_timeout_ms": 6000},
+        "3.9.1 devcluster, ZooKeeper mode (ZooKeeper 3.8 client, Kafka 2.x-3.x ZooKeeperClient)",
+    ),
+    Case(
+        "session_timeout_zk_client_chroot",
+        "[2021-06-01 09:00:00,123] INFO Initiating client connection, connectString=zk1:2181,zk2:2181/kafka sessionTimeout=18000 watcher=kafka.zookeeper.ZooKeeperClient$ZooKeeperClientWatcher$@6d4b1c02 (org.apache.zookeeper.ZooKeeper)",
+        "session_timeout",
+        {"session_timeout_ms": 18000},
+        "Kafka 2.x default zookeeper.session.timeout.ms with a chroot (ZooKeeper 3.5 constructor)",
+    ),
+    Case(
+        "session_timeout_kafka_config_2_x_zookeeper",
+        "[2020-03-02 10:11:12,345] INFO KafkaConfig values: \n"
+        "\tadvertised.host.name = null\n"
+        "\tbroker.id = 2\n"
+        "\tlisteners = PLAINTEXT://:9092\n"
+        "\tzookeeper.connect = zk1:2181\n"
+        "\tzookeeper.connection.timeout.ms = null\n"
+        "\tzookeeper.session.timeout.ms = 18000\n"
+        "\tzookeeper.set.acl = false\n"
+        " (kafka.server.KafkaConfig)",
+        "session_timeout",
+        {"session_timeout_ms": 18000, "ts": "2020-03-02T10:11:12.345"},
+        "Kafka 2.4 KafkaConfig dump (AbstractConfig.logAll: 'values: ', '\\tkey = value' lines, "
+        "no process.roles before 2.8), keys shortened",
+    ),
+    Case(
+        "session_timeout_kafka_config_3_9_zookeeper",
+        "[2026-11-23 22:34:27,379] INFO KafkaConfig values: \n"
+        "\tadvertised.listeners = PLAINTEXT://127.0.0.1:50857\n"
+        "\tbroker.session.timeout.ms = 9000\n"
+        "\tprocess.roles = []\n"
+        "\tzookeeper.connect = 127.0.0.1:34997\n"
+        "\tzookeeper.session.timeout.ms = 6000\n"
+        "\tzookeeper.ssl.truststore.type = null\n"
+        " (kafka.server.KafkaConfig)",
+        "session_timeout",
+        {"session_timeout_ms": 6000},
+        "3.9.1 devcluster, ZooKeeper mode, keys shortened (the whole dump: "
+        "fixtures/logs/server-3.9.1-zookeeper-startup.log): broker.session.timeout.ms is listed "
+        "but process.roles is empty, so zookeeper.session.timeout.ms governs",
+    ),
+    Case(
+        "session_timeout_kafka_config_3_x_kraft",
+        "[2023-10-10 12:00:00,000] INFO KafkaConfig values: \n"
+        "\tbroker.heartbeat.interval.ms = 2000\n"
+        "\tbroker.id = 4\n"
+        "\tbroker.session.timeout.ms = 12000\n"
+        "\tnode.id = 4\n"
+        "\tprocess.roles = [broker]\n"
+        "\tzookeeper.connect = null\n"
+        "\tzookeeper.session.timeout.ms = 18000\n"
+        " (kafka.server.KafkaConfig)",
+        "session_timeout",
+        {"session_timeout_ms": 12000},
+        "Kafka 3.x KRaft broker: the dump lists zookeeper.* defaults too; process.roles says "
+        "KRaft, so broker.session.timeout.ms governs (keys shortened)",
+    ),
+    Case(
+        "session_timeout_kafka_config_4_1_kraft",
+        "[2026-11-23 22:32:56,086] INFO KafkaConfig values: \n"
+        "\tadd.partitions.to.txn.retry.backoff.max.ms = 100\n"
+        "\tbroker.session.timeout.ms = 9000\n"
+        "\tnode.id = 1\n"
+        "\tprocess.roles = [broker, controller]\n"
+        "\tunstable.feature.versions.enable = false\n"
+        " (org.apache.kafka.common.config.AbstractConfig)",
+        "session_timeout",
+        {"session_timeout_ms": 9000},
+        "4.1.1 devcluster, combined KRaft node, keys shortened (the whole dump: "
+        "fixtures/logs/server-4.1.1-kraft-startup.log; 4.x logs the AbstractConfig logger)",
+    ),
+    Case(
+        "session_timeout_kafka_config_cut",
+        "[2026-11-23 22:32:56,086] INFO KafkaConfig values: \n"
+        "\tadd.partitions.to.txn.retry.backoff.max.ms = 100\n"
+        "\tadvertised.listeners = PLAINTEXT://127.0.0.1:50857",
+        "malformed",
+        {"reason": "session_timeout"},
+        "a dump cut before any session timeout key (a shipper split it): counted, not guessed",
+    ),
+    Case(
+        "session_timeout_consumer_config",
+        "[2026-11-23 22:33:01,000] INFO ConsumerConfig values: \n"
+        "\tgroup.id = mirror\n"
+        "\tsession.timeout.ms = 45000\n"
+        " (org.apache.kafka.clients.consumer.ConsumerConfig)",
+        "unrecognised",
+        {"reason": "no_event"},
+        "a client's config dump (Connect, MirrorMaker in the same log) is not the broker's",
+    ),
 )
 
 GC_CASES: tuple[Case, ...] = (

@@ -1,5 +1,6 @@
 """Signals from broker logs on real Kafka and Spark: elections counted once, GC pauses against
-the session timeout, ISR news between snapshots, bad records dead-lettered and counted."""
+the session timeout the broker's own log states, ISR news between snapshots, bad records
+dead-lettered and counted."""
 
 from __future__ import annotations
 
@@ -19,6 +20,17 @@ from kafka_health.model import labels
 from tests.spark.job_support import by_name, create_topics, job_config, produce
 
 pytestmark = [pytest.mark.integration, pytest.mark.spark]
+
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "logs"
+
+
+def kafka_config_dump(at: str) -> str:
+    """The real 330-line KafkaConfig dump of a 3.9.1 ZooKeeper-mode broker (6 s session),
+    stamped ``at``: one entry, as the shipper joins it."""
+    text = (FIXTURES / "server-3.9.1-zookeeper-startup.log").read_text()
+    start = text.index("[2026-11-23 22:34:27,379] INFO KafkaConfig values:")
+    dump = text[start : text.index("\n[", start)]
+    return dump.replace("[2026-11-23 22:34:27,379]", f"[{at}]", 1)
 
 
 def stamp(ms: int) -> str:
@@ -42,7 +54,7 @@ def entry(broker: int, kind: str, message: str) -> tuple[bytes, bytes, int]:
 
 
 def test_log_events_become_exact_signals(kafka_cluster: Any, spark: Any, tmp_path: Path) -> None:
-    config = job_config(kafka_cluster, tmp_path, session_timeout_ms=6000)
+    config = job_config(kafka_cluster, tmp_path)  # session_timeout_ms: the default 18 s
     create_topics(config, partitions=1)
     t0 = int(time.time() * 1000) - 5000
     logs = [
@@ -59,6 +71,8 @@ def test_log_events_become_exact_signals(kafka_cluster: Any, spark: Any, tmp_pat
               "at leader epoch 5 from offset 18 with partition epoch 5 and high watermark 18. "
               "Current leader is 2. Previous leader Some(1) and previous leader epoch was 4. "
               "(state.change.logger)"),
+        # Broker 1's start-up dump: zookeeper.session.timeout.ms = 6000 (the config says 18 s).
+        entry(1, "server", kafka_config_dump(stamp(t0 - 60_000))),
         # Full GC of 10.39 s on broker 1, longer than its 6 s session timeout; one of 0.2 s.
         entry(1, "gc", f"[{gc_stamp(t0 + 100)}][43.803s][info][gc             ] GC(19) Pause "
               "Full (G1 Compaction Pause) 450M->280M(512M) 10390.000ms"),
@@ -99,6 +113,7 @@ def test_log_events_become_exact_signals(kafka_cluster: Any, spark: Any, tmp_pat
     )
     over = by_name(signals, "full_gc_over_session_timeout")[labels(broker_id=1)]
     assert over.value == 1 and over.details["session_timeout_s"] == 6.0
+    assert over.details["session_timeout_source"] == "log"
 
     urp = by_name(signals, "under_replicated_partitions")
     assert urp[labels()].details["partitions"] == ["orders-2"]
@@ -107,7 +122,7 @@ def test_log_events_become_exact_signals(kafka_cluster: Any, spark: Any, tmp_pat
     ]
 
     counts = job.parse_counts.totals()
-    assert sum(n for (outcome, _r, _t), n in counts.items() if outcome == "event") == 8
+    assert sum(n for (outcome, _r, _t), n in counts.items() if outcome == "event") == 9
     bad = {reason: n for (outcome, reason, _t), n in counts.items() if outcome == "unrecognised"}
     assert bad == {"binary": 1} or bad == {"not_utf8": 1}, bad
 

@@ -41,6 +41,7 @@ def test_parse_files_in_order(
         (server, 10, "zk_session_expired"),
         (server, 11, "zk_session_expired"),
         (server, 12, "leader_change"),
+        (server, 14, "session_timeout"),
         (server, 16, "isr_shrink"),
         (server, 17, "isr_expand"),
         (server, 21, "leader_election_failed"),
@@ -67,6 +68,28 @@ def test_summary_accounts_for_every_line(spark: Any, capsys: pytest.CaptureFixtu
     assert summary["isr_shrink"] == 1
     assert summary["zk_session_expired"] == 2
     assert summary["unrecognised_lines"] == sum(summary["unrecognised_by_reason"].values())
+
+
+@pytest.mark.parametrize(
+    ("fixture", "want"),
+    [
+        ("server-3.9.1-zookeeper-startup.log", [(2, 6000), (5, 6000)]),
+        ("server-4.1.1-kraft-startup.log", [(2, 9000)]),
+    ],
+)
+def test_session_timeout_from_a_real_kafka_config_dump(
+    spark: Any, capsys: pytest.CaptureFixture[str], fixture: str, want: list[Any]
+) -> None:
+    """Real start-up logs (3.9.1 ZooKeeper mode, 4.1.1 KRaft): the ZooKeeper client's line and
+    the 330-line KafkaConfig dump, joined into one entry, give the mode's session timeout
+    through Spark's Java regexes (3.9.1 lists broker.session.timeout.ms = 9000 too)."""
+    path = FIXTURES / fixture
+    code, out, _ = run_parse(capsys, "--broker-id", "1", str(path))
+    assert code == 0
+    events = [json.loads(line) for line in out.splitlines()]
+    got = [(e["line"], e["session_timeout_ms"]) for e in events if e["type"] == "session_timeout"]
+    assert got == want
+    assert all(e["broker_id"] == "1" for e in events)
 
 
 def test_devcluster_gc_log_collector_from_using_line(

@@ -70,6 +70,7 @@ class LogEvent:
     isr_after: tuple[int, ...] | None = None
     pause_s: float | None = None
     subject_broker_id: int | None = None
+    session_timeout_ms: int | None = None
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,7 @@ from kafka_health.detectors.inputs import (
 )
 from kafka_health.detectors.isr import ISR_EVENTS
 from kafka_health.detectors.logwindow import WINDOWED_TYPES
+from kafka_health.detectors.session_timeouts import SESSION_TIMEOUT_EVENT
 from kafka_health.job.schemas import (
     CLUSTER_STATE_DDL,
     CLUSTER_STATE_SCHEMA_ID,
@@ -47,12 +48,18 @@ if TYPE_CHECKING:
 # Event types some detector reads; every other event is counted, then dropped in Spark.
 DETECTED_TYPES = tuple(
     dict.fromkeys(
-        (*WINDOWED_TYPES, *ISR_EVENTS, "coordinator_load_start", "coordinator_load_finish")
+        (
+            *WINDOWED_TYPES,
+            *ISR_EVENTS,
+            "coordinator_load_start",
+            "coordinator_load_finish",
+            SESSION_TIMEOUT_EVENT,
+        )
     )
 )
 EVENT_COLUMNS = (
     "type", "broker_id", "event_ms", "topic", "partition", "leader", "leader_epoch", "isr_after",
-    "pause_s", "subject_broker_id",
+    "pause_s", "subject_broker_id", "session_timeout_ms",
 )  # fmt: skip
 
 
@@ -229,7 +236,7 @@ def decode_rows(rows: Iterable[Any]) -> Decoded:
                     d["type"], d.get("broker_id"), d.get("event_ms"), d.get("topic"),
                     d.get("partition"), d.get("leader"), d.get("leader_epoch"),
                     None if isr is None else tuple(isr), d.get("pause_s"),
-                    d.get("subject_broker_id"),
+                    d.get("subject_broker_id"), d.get("session_timeout_ms"),
                 )
             )  # fmt: skip
         elif kind == "tally":

@@ -44,6 +44,7 @@ EVENT_FIELDS: tuple[str, ...] = (
     "cause",
     "collector",
     "uptime_s",
+    "session_timeout_ms",
 )
 BAD_INPUT_REASONS = ("empty", "not_utf8", "binary", "oversize", "bad_json", "no_message")
 KAFKA_KINDS = ("server", "controller", "state-change")
@@ -321,6 +322,7 @@ def parse_entries(
         "cause": g("cause"),
         "collector": F.when(pid_col.isNotNull() & is_gc, collector),
         "uptime_s": F.when(pid_col.isNotNull() & is_gc, uptime),
+        "session_timeout_ms": _int(g("session_timeout")),
     }
     df = df.withColumns(fields)
     df = df.withColumn(

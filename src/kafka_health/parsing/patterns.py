@@ -40,6 +40,7 @@ EVENT_TYPES: tuple[str, ...] = (
     "coordinator_load_start",
     "coordinator_load_finish",
     "log_cleaner_died",
+    "session_timeout",
     "full_gc",
     "young_gc",
     "gc_failure",
@@ -61,6 +62,7 @@ GROUPS: frozenset[str] = frozenset(
         "leader",
         "leader_epoch",
         "session_id",
+        "session_timeout",  # milliseconds: a broker's own session timeout (session_timeout_ms)
         "subject",  # the broker a controller line is about (subject_broker_id)
         "cause",
         "pause",  # a number; the unit is in pause_unit (ms, s, secs, us, ns)
@@ -529,6 +531,48 @@ KAFKA_PATTERNS: tuple[EventPattern, ...] = (
         r"Unexpected exception thrown when cleaning log .*?\. Marking its partition "
         r"\((?P<tp>[^)\s]+)\) as uncleanable",
         "LogCleaner.CleanerThread 2.4-4.x: compaction stops for that partition",
+    ),
+    # The broker's own session timeout, which a GC pause must stay under (detectors/
+    # session_timeouts.py). The start-up dump of AbstractConfig.logAll is one multi-line entry:
+    # "KafkaConfig values: " + NL, then "\tkey = value" + NL per key (sorted: logAll walks a
+    # TreeMap), then the logger " (kafka.server.KafkaConfig)" (4.x: "(org.apache.kafka.common.
+    # config.AbstractConfig)"). Its mode decides the key: a KRaft node (process.roles set)
+    # keeps its broker session through heartbeats to the controller, which fences it after
+    # broker.session.timeout.ms; a ZooKeeper-mode broker (process.roles unset or "[]", 3.x
+    # lists zookeeper.* keys in both modes) through zookeeper.session.timeout.ms. Lookaheads
+    # keep the match independent of key order; "^" on the entry's first line keeps a hostile
+    # entry repeating "KafkaConfig values:" linear (one start, not one per repeat).
+    _k(
+        "session_timeout.kafka_config_kraft",
+        "session_timeout",
+        r"KafkaConfig values:",
+        r"^[^\n]*?KafkaConfig values: ?(?=[\s\S]*?\n\tprocess\.roles = \[?(?:broker|controller))"
+        r"[\s\S]*?\n\tbroker\.session\.timeout\.ms = (?P<session_timeout>\d+)",
+        "org.apache.kafka.common.config.AbstractConfig.logAll in kafka.server.KafkaConfig, KRaft "
+        "2.8-4.x: 'KafkaConfig values: ' then '\\tbroker.session.timeout.ms = 9000' and "
+        "'\\tprocess.roles = [broker, controller]' (Kafka 3.4-3.7 operations docs: process.roles "
+        "unset means ZooKeeper mode; real 4.1.1 devcluster dump)",
+        scope="entry",
+    ),
+    _k(
+        "session_timeout.kafka_config_zookeeper",
+        "session_timeout",
+        r"KafkaConfig values:",
+        r"^[^\n]*?KafkaConfig values: ?[\s\S]*?\n\tzookeeper\.session\.timeout\.ms = "
+        r"(?P<session_timeout>\d+)",
+        "AbstractConfig.logAll in kafka.server.KafkaConfig, ZooKeeper mode 0.9-3.x: "
+        "'\\tzookeeper.session.timeout.ms = 6000' (3.x also lists 'process.roles = []'; real "
+        "3.9.1 devcluster dump)",
+        scope="entry",
+    ),
+    _k(
+        "session_timeout.zookeeper_client",
+        "session_timeout",
+        r"Initiating client connection",
+        r"Initiating client connection, connectString=\S*+ sessionTimeout=(?P<session_timeout>\d+)",
+        "org.apache.zookeeper.ZooKeeper 3.4-3.8 constructor, logged by a ZooKeeper-mode broker "
+        "(Kafka 0.9-3.x): 'Initiating client connection, connectString=%s sessionTimeout=%d "
+        "watcher=%s' (seed 002; real 3.9.1 devcluster line)",
     ),
 )
 

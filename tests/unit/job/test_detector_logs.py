@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from detector_support import batch, broker, by_name, event, failed, ok
 
@@ -38,6 +40,43 @@ def test_full_gc_against_each_brokers_session_timeout() -> None:
     # A minute of newer log events later, the pauses have left the window.
     d.fold(batch(events=[event("not_leader", "3", T0 + 70_000)]), 70.0)
     assert by_name(d.signals(70.0), "full_gc_count") == {}
+
+
+def test_full_gc_against_the_session_timeout_the_brokers_log_states() -> None:
+    """The seeds' 10 s Full GC on a broker whose log said zookeeper.session.timeout.ms = 6000
+    is over its session with the default config (18 s); without the line it is not."""
+    d = Gc(JobConfig())
+    d.fold(batch(events=[
+        event("session_timeout", "1", T0 - 60_000, session_timeout_ms=6000),
+        event("full_gc", "1", T0 + 100, pause_s=10.39),
+        event("full_gc", "2", T0 + 300, pause_s=10.23),
+    ]), 0.0)  # fmt: skip
+    over = by_name(d.signals(0.0), "full_gc_over_session_timeout")
+    assert over[labels(broker_id=1)].value == 1
+    assert over[labels(broker_id=1)].details == {
+        "session_timeout_s": 6.0, "session_timeout_source": "log"}  # fmt: skip
+    assert over[labels(broker_id=2)].value == 0, "10 s is within the configured 18 s"
+    assert over[labels(broker_id=2)].details == {
+        "session_timeout_s": 18.0, "session_timeout_source": "config"}  # fmt: skip
+
+
+def test_the_log_beats_the_per_broker_config_and_the_newest_line_wins() -> None:
+    """A restart with a longer timeout logs it again: the newest statement counts, a replayed
+    older one does not undo it, and the state carries it across a restart of the job."""
+    d = Gc(JobConfig(session_timeout_ms_by_broker={"1": 30_000}))
+    d.fold(batch(events=[
+        event("session_timeout", "1", T0, session_timeout_ms=6000),
+        event("session_timeout", "1", T0 + 10_000, session_timeout_ms=12_000),
+        event("full_gc", "1", T0 + 20_000, pause_s=10.0),
+    ]), 0.0)  # fmt: skip
+    d.fold(batch(events=[event("session_timeout", "1", T0, session_timeout_ms=6000)]), 1.0)
+    over = by_name(d.signals(1.0), "full_gc_over_session_timeout")[labels(broker_id=1)]
+    assert (over.value, over.details["session_timeout_s"]) == (0, 12.0)
+    again = Gc(JobConfig(session_timeout_ms_by_broker={"1": 30_000}))
+    again.restore(json.loads(json.dumps(d.state())))
+    assert again.signals(1.0) == d.signals(1.0)
+    d.fold(batch(events=[event("full_gc", "1", T0 + 21_000, pause_s=13.0)]), 2.0)
+    assert by_name(d.signals(2.0), "full_gc_over_session_timeout")[labels(broker_id=1)].value == 1
 
 
 def test_incidents_count_for_the_broker_they_are_about() -> None:

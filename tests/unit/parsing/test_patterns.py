@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
+from typing import Any
 
 import pytest
 from tests.parsing_cases import ALL_CASES, Case
@@ -61,6 +63,8 @@ def test_case(case: Case) -> None:
         assert result.groups["session_id"] == case.fields["session_id"]
     if "cause" in case.fields:
         assert result.groups["cause"] == case.fields["cause"]
+    if "session_timeout_ms" in case.fields:
+        assert int(result.groups["session_timeout"]) == case.fields["session_timeout_ms"]
 
 
 @pytest.mark.parametrize("case", [c for c in ALL_CASES if c.expect in P.EVENT_TYPES],
@@ -151,3 +155,41 @@ def test_recursion_hazards(regex: str, hazard: bool) -> None:
 def test_family_comes_from_content(line: str, hint: str, event: str) -> None:
     """A file's name (or a shipper's kind) is only a hint: the line's own shape decides."""
     assert classify(line, "auto", hint=hint).event == event
+
+
+FIXTURES = Path(__file__).parents[2] / "fixtures" / "logs"
+
+
+def _entries(path: Path) -> list[str]:
+    """A log file's entries, continuation lines joined as the shipper joins them."""
+    entries: list[list[str]] = []
+    for line in path.read_text().splitlines():
+        if re.search(P.ENTRY_START, line) or not entries:
+            entries.append([line])
+        else:
+            entries[-1].append(line)
+    return ["\n".join(lines) for lines in entries]
+
+
+@pytest.mark.parametrize(
+    ("fixture", "timeouts"),
+    [
+        ("server-3.9.1-zookeeper-startup.log", [("zookeeper_client", "6000"),
+                                                ("kafka_config_zookeeper", "6000")]),
+        ("server-4.1.1-kraft-startup.log", [("kafka_config_kraft", "9000")]),
+    ],
+)  # fmt: skip
+def test_session_timeout_from_real_start_up_logs(fixture: str, timeouts: list[Any]) -> None:
+    """Whole start-up logs of the devcluster's brokers: the ZooKeeper client's line and the
+    330-line KafkaConfig dump give the broker's own timeout (the mode's key, not the other
+    listed one), found within the default scan_chars (16384) that classify reads."""
+    found = []
+    for entry in _entries(FIXTURES / fixture):
+        result = classify(entry)
+        if result.event == "session_timeout":
+            assert result.pattern is not None
+            found.append((result.pattern.removeprefix("session_timeout."),
+                          result.groups["session_timeout"]))  # fmt: skip
+        if "KafkaConfig values:" in entry:
+            assert len(entry.split("\n")) > 300
+    assert found == timeouts
