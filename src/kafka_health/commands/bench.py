@@ -23,10 +23,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_config_argument(faults)
     faults.add_argument(
         "--scenario",
-        action="append",
+        action="extend",
+        nargs="+",
         dest="scenarios",
         metavar="NAME",
-        help="run this scenario (repeatable; default: all, in the suite's order)",
+        help="run these scenarios (--scenario a b, or repeated; default: all, in the suite's "
+        "order)",
     )
     faults.add_argument("--repeat", type=int, default=1, help="runs of each scenario")
     faults.add_argument("--mode", choices=("kraft", "zookeeper"), default="kraft")
