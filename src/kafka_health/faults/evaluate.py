@@ -134,13 +134,20 @@ def judge(
 def duplicates(pages: list[Page], repeated_keys: Iterable[str] = ()) -> list[str]:
     """Why each duplicate is one (a readable line per duplicate)."""
     found = [f"idempotency key {key} accepted again after its 200" for key in repeated_keys]
-    previous: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {}
+    previous: dict[str, tuple[str, tuple[tuple[str, str, str], ...]]] = {}
     resolved: set[str] = set()
     for page in pages:
+        # An update that names the cause (the same alerts, a new `cause`) is news, not a repeat.
         content = (
             page.status,
-            tuple(sorted((str(a.get("fingerprint")), str(a.get("status"))) for a in page.alerts)),
-        )
+            tuple(
+                sorted(
+                    (str(a.get("fingerprint")), str(a.get("status")),
+                     str(a.get("annotations", {}).get("cause", "")))
+                    for a in page.alerts
+                )
+            ),
+        )  # fmt: skip
         if previous.get(page.group_key) == content:
             found.append(f"group {page.group_key} notified again unchanged ({page.status})")
         previous[page.group_key] = content

@@ -149,3 +149,17 @@ def test_every_scenario_names_what_it_expects() -> None:
     for scenario in SCENARIOS.values():
         assert scenario.describe_expected()
         assert scenario.expects_page == (scenario.name != "rolling-restart")
+
+
+def test_the_same_alerts_updated_with_their_cause_are_not_a_duplicate() -> None:
+    """Seen in the fault suite: broker 1's CanaryWriteFailure, paged before the controller's
+    report, is updated in place to name it; the alerts are the same, the cause is new."""
+    named = alert("CanaryWriteFailure", broker="1")
+    named["annotations"] = {"cause": "The controller saw broker 3 fail"}
+    pages = [
+        page(13.9, "k1", "g1", alert("CanaryWriteFailure", broker="1")),
+        page(20.9, "k2", "g1", named),
+        page(30.0, "k3", "g1", named),  # nothing new: a duplicate
+    ]
+    verdict = judge(KILL, pages)
+    assert verdict.duplicates == ["group g1 notified again unchanged (firing)"]
