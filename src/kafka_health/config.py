@@ -466,6 +466,8 @@ class JobConfig:
 
     window_s: float = 60.0
     slide_s: float = 10.0
+    availability_window_s: float = 20.0
+    """Canary availability is over this last part of the window (fast to page and to clear)."""
     watermark_s: float = 30.0
     trigger_interval_s: float = 10.0
     canary_trigger_interval_s: float = 10.0
@@ -499,11 +501,13 @@ class JobConfig:
                         "keys are canary, cluster_state or canary_topic, values positive seconds",
                     )
                 )
-        positive = ("window_s", "slide_s", "trigger_interval_s", "canary_trigger_interval_s",
-                    "canary_silence_s",
-                    "loss_grace_s", "loss_report_window_s", "coordinator_load_stuck_s",
-                    "log_silence_s", "isr_expire_after_s", "restart_backoff_initial_s",
-                    "restart_backoff_max_s", "stop_timeout_s")  # fmt: skip
+        positive = (
+            "window_s", "slide_s", "availability_window_s", "trigger_interval_s",
+            "canary_trigger_interval_s", "canary_silence_s", "loss_grace_s",
+            "loss_report_window_s", "coordinator_load_stuck_s", "log_silence_s",
+            "isr_expire_after_s", "restart_backoff_initial_s", "restart_backoff_max_s",
+            "stop_timeout_s",
+        )  # fmt: skip
         for name in positive:
             if getattr(self, name) <= 0:
                 problems.append(ConfigProblem(f"{path}.{name}", "must be positive"))
@@ -511,6 +515,10 @@ class JobConfig:
             problems.append(ConfigProblem(f"{path}.watermark_s", "must not be negative"))
         if self.slide_s > self.window_s:
             problems.append(ConfigProblem(f"{path}.slide_s", "must not exceed window_s"))
+        if self.availability_window_s > self.window_s:
+            problems.append(
+                ConfigProblem(f"{path}.availability_window_s", "must not exceed window_s")
+            )
         if self.max_offsets_per_trigger < 1 or self.latency_accuracy < 1:
             problems.append(
                 ConfigProblem(path, "max_offsets_per_trigger and latency_accuracy must be >= 1")

@@ -3,6 +3,10 @@ and availability, per partition (with its leader at send time), per broker and f
 over the sliding window that ends at the first slide boundary after the newest send.
 
 The optional ``acks=1`` probes only serve loss detection and are not counted here.
+
+Availability (``canary_availability_ratio``) is over the last ``availability_window_s`` (20 s)
+of that window only: two failed probes of a partition's twenty page at once, and a broker that
+answers again is available again 20 s later, not a minute later.
 """
 
 from __future__ import annotations
@@ -63,6 +67,7 @@ class WritePath:
             for key in ((None, None), (k[6], None), (k[6], k[5])):
                 scopes.setdefault(key, []).append(k)
         out: list[Signal] = []
+        recent = end - round(self._job.availability_window_s * 1000)
         for (broker, partition), kept in sorted(scopes.items(), key=lambda s: str(s[0])):
             scope: dict[str, str | int] = {}
             if broker is not None:
@@ -71,7 +76,7 @@ class WritePath:
                 scope["partition"] = partition
             out += _latency_signals(scope, kept, at)
             if partition is None:
-                out += _availability_signals(scope, kept, at)
+                out += _availability_signals(scope, kept, at, recent)
         return out
 
     def state(self) -> dict[str, Any]:
@@ -95,20 +100,27 @@ def _latency_signals(scope: dict[str, str | int], kept: list[_Kept], at: float) 
 
 
 def _availability_signals(
-    scope: dict[str, str | int], kept: list[_Kept], at: float
+    scope: dict[str, str | int], kept: list[_Kept], at: float, recent_ms: int
 ) -> list[Signal]:
-    failures: dict[str, int] = {}
-    for k in kept:
-        if not k[1]:
-            failures[k[4]] = failures.get(k[4], 0) + 1
-    sends = len(kept)
-    successes = sends - sum(failures.values())
-    out = [Signal("canary_sends", labels(**scope), float(sends), at)]
+    failures = _failures(kept)
+    out = [Signal("canary_sends", labels(**scope), float(len(kept)), at)]
     for error, count in sorted(failures.items()):
         out.append(
             Signal("canary_send_failures", labels(**scope, error_class=error), float(count), at)
         )
-    ratio = 1.0 if sends == 0 else successes / sends
-    details = {"failures": failures, "sends": sends}
+    latest = [k for k in kept if k[0] >= recent_ms]
+    failed = _failures(latest)
+    sends = len(latest)
+    ratio = 1.0 if sends == 0 else (sends - sum(failed.values())) / sends
+    details = {"failures": failed, "sends": sends}
     out.append(Signal("canary_availability_ratio", labels(**scope), ratio, at, details))
     return out
+
+
+def _failures(kept: list[_Kept]) -> dict[str, int]:
+    """Failed probes by error class."""
+    failures: dict[str, int] = {}
+    for k in kept:
+        if not k[1]:
+            failures[k[4]] = failures.get(k[4], 0) + 1
+    return failures

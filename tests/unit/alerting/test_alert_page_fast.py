@@ -51,7 +51,7 @@ def test_freeze_pages_at_once_then_the_same_incident_names_the_gc_and_resolves(
     [(key, notes)] = h.incidents().items()
     assert key == '{broker_id="3"}', "one incident, for the broker the fault touched"
     reasons = [n.reason for n in notes]
-    assert reasons == ["first", "cause", "cause", "resolved", "resolved"], reasons
+    assert reasons == ["first", "cause", "cause", "resolved", "resolved", "resolved"], reasons
     first, fenced, gc, *_ = notes
     resolved = notes[-1]
 
@@ -79,7 +79,7 @@ def test_freeze_pages_at_once_then_the_same_incident_names_the_gc_and_resolves(
     for symptom_rule in ("BrokerFailed", "CanaryWriteFailure"):
         assert by_rule[symptom_rule].annotations["cause"].startswith("Full GC pause on broker 3")
     # 4. Each alert resolves in the same incident (keep_firing_for: BrokerFailed 10 s, canary
-    # 60 s, the GC 900 s); the last resolution closes it.
+    # 20 s, the GC 900 s); the last resolution closes it.
     assert resolved.status == "resolved"
     told = {a.labels["alertname"] for n in notes[3:] for a in n.alerts if a.status == "resolved"}
     assert told == set(by_rule)
@@ -88,11 +88,11 @@ def test_freeze_pages_at_once_then_the_same_incident_names_the_gc_and_resolves(
     pagerduty = dataclasses.replace(receiver, format="pagerduty", routing_key=Secret(env="K"))
     events = [json.loads(render(n, pagerduty, "K")) for n in notes]
     assert len({e["dedup_key"] for e in events}) == 1
-    assert [e["event_action"] for e in events] == ["trigger"] * 4 + ["resolve"]
+    assert [e["event_action"] for e in events] == ["trigger"] * 5 + ["resolve"]
     assert "possible causes: the broker is hung or paused" in events[0]["payload"]["summary"]
     assert "cause: Full GC on broker 3" in events[2]["payload"]["summary"]
     assert len({json.loads(render(n, receiver))["groupKey"] for n in notes}) == 1
-    assert len({n.idempotency_key for n in notes}) == 5, "each update is a new notification"
+    assert len({n.idempotency_key for n in notes}) == 6, "each update is a new notification"
 
 
 def test_a_gc_seen_within_the_group_wait_is_on_the_first_page(tmp_path: Path) -> None:

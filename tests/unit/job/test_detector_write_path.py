@@ -63,3 +63,17 @@ def test_state_round_trip_gives_the_same_signals() -> None:
     again = WritePath(JobConfig())
     again.restore(d.state())
     assert again.signals(1.0) == d.signals(1.0)
+
+
+def test_availability_is_over_the_last_20_s_so_a_broker_back_is_available_again_soon() -> None:
+    d = WritePath(JobConfig(window_s=60, slide_s=10, availability_window_s=20))
+    d.fold(batch(outcomes=[failed(0, s, T0 + s * 1000, "Timeout", leader=3) for s in range(2)]),
+           0.0)  # fmt: skip
+    s = d.signals(0.0)
+    assert by_name(s, "canary_availability_ratio")[labels(broker_id=3)].value == 0.0
+    d.fold(batch(outcomes=[ok(0, s, T0 + s * 1000, leader=3) for s in range(2, 31)]), 31.0)
+    s = d.signals(31.0)  # window [T0-20 s, T0+40 s): the failures are still in it ...
+    assert by_name(s, "canary_send_failures")[labels(broker_id=3, error_class="Timeout")].value == 2
+    ratio = by_name(s, "canary_availability_ratio")[labels(broker_id=3)]
+    assert ratio.value == 1.0, "... but not in its last 20 s"
+    assert ratio.details == {"failures": {}, "sends": 11}, "sends at T0+20 s .. T0+30 s"
