@@ -1,7 +1,12 @@
-"""The job's parse runs compiled (issue 12, point 3): every stage of its plan is whole-stage
-generated code whose largest method stays under HotSpot's 8,000-byte JIT limit (a bigger
-method runs interpreted) and far from Java's 64 KB limit (past it Spark falls back to
-interpreting the whole plan). Measured by compiling the generated code, as Spark does."""
+"""The job's parse runs compiled (issue 12, point 3): every operator of its plan is in
+whole-stage generated code, and the largest generated method stays under HotSpot's 8,000-byte
+JIT limit (a bigger method runs interpreted) and far from Java's 64 KB limit (past it Spark
+falls back to interpreting the whole plan). Measured by compiling the generated code, as Spark
+does. The one exception: the small projection that reads a JSON envelope (``from_json``, which
+has no generated code in Spark 4.2; only records that are JSON reach it).
+
+This test found the parse projection itself outside codegen: one higher-order function
+(``transform``/``filter`` over an ISR list) took the whole regex projection out of it."""
 
 from __future__ import annotations
 
@@ -44,6 +49,7 @@ def test_the_parse_plan_is_generated_code_with_small_methods(spark: Any) -> None
     uncompiled = [
         line for line in plan.splitlines()
         if line.lstrip(" +-:").startswith(("Project", "Filter", "Generate"))
+        and "from_json(MapType(StringType,StringType" not in line
     ]  # fmt: skip
     assert uncompiled == [], f"operators outside generated code:\n{plan}"
     largest = max(size for _stage, size in stats)

@@ -64,10 +64,10 @@ def _isr_list(col: Column) -> Column:
     """ "3,1,4", "[1, 2]", "Set(3, 1)" -> array<int>; null stays null."""
     from pyspark.sql import functions as F
 
-    digits = F.split(F.regexp_replace(col, r"[^0-9,]", ""), ",")
-    return F.when(
-        col.isNotNull(), F.transform(F.filter(digits, lambda x: x != ""), lambda x: x.cast("int"))
-    )
+    digits = F.array_remove(F.split(F.regexp_replace(col, r"[^0-9,]", ""), ","), "")
+    # array_remove + an array cast, not transform/filter: higher-order functions have no
+    # generated code, and one in the parse projection took it out of whole-stage codegen.
+    return F.when(col.isNotNull(), digits.try_cast("array<int>"))
 
 
 def _heap_mb(col: Column) -> Column:
