@@ -469,7 +469,7 @@ class JobConfig:
     availability_window_s: float = 20.0
     """Canary availability is over this last part of the window (fast to page and to clear)."""
     watermark_s: float = 30.0
-    trigger_interval_s: float = 10.0
+    trigger_interval_s: float = 5.0
     canary_trigger_interval_s: float = 10.0
     """The canary query's trigger: it feeds only the loss verdicts, which wait loss_grace_s."""
     starting_offsets: Literal["latest", "earliest"] = "latest"

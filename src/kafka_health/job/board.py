@@ -35,15 +35,22 @@ __all__ = ["INCIDENT_SIGNALS", "LOGGED_KINDS", "MAX_LISTED", "SignalBoard", "dis
 def stale_after(config: MonitorConfig) -> dict[str, float]:
     """Seconds after its newest observation each source is stale: ``job.stale_after_s``, or two
     trigger intervals (the job reads each source once per trigger) plus three of the source's
-    own intervals (a canary probe per second, a cluster-state snapshot every 10 s)."""
+    own intervals (a canary probe per second, a cluster-state snapshot every 10 s), at least
+    :data:`STALE_AFTER_MIN_S`."""
     job = config.job
     auto = {
-        "canary": 2 * job.trigger_interval_s + 3 * config.canary.interval_s,
-        "cluster_state": 2 * job.trigger_interval_s + 3 * config.cluster_state.interval_s,
+        "canary": max(STALE_AFTER_MIN_S,
+                      2 * job.trigger_interval_s + 3 * config.canary.interval_s),
+        "cluster_state": max(STALE_AFTER_MIN_S,
+                             2 * job.trigger_interval_s + 3 * config.cluster_state.interval_s),
         "canary_topic": CANARY_TOPIC_STALE_AFTER_S,
-    }
+    }  # fmt: skip
     return {**auto, **job.stale_after_s}
 
+
+STALE_AFTER_MIN_S = 20.0
+"""A batch takes 3-4 s on 2 cores at idle, more under load: a short trigger alone must not
+make a source look stale."""
 
 CANARY_TOPIC_STALE_AFTER_S = 120.0
 """The canary topic is read from the monitored cluster: a dead or hung leader holds its reads
