@@ -290,3 +290,15 @@ def test_a_stale_canary_topic_without_a_broker_fault_pages_blindness(tmp_path: P
                                 source="canary_topic")])  # fmt: skip
     assert h.paged_rules() == ["MonitorBlind"]
     assert h.pages()[0].alerts[0].labels["source"] == "canary_topic"
+
+
+def test_the_canary_query_failing_on_a_hung_leader_is_not_cluster_unreachable(
+    tmp_path: Path,
+) -> None:
+    """Seen in the fault suite: broker 3 frozen, the canary query failed ('position for
+    partition __kafka_health_canary-2 could not be determined') and paged ClusterUnreachable
+    beside broker 3's own page. Only the monitor query's Kafka errors mean blindness."""
+    h = Harness(tmp_path)
+    h.run(0, 60, lambda t: [sig("job_kafka_unreachable", 1, t, query="canary"),
+                            sig("job_kafka_unreachable", 0, t, query="monitor")])  # fmt: skip
+    assert h.paged_rules() == []

@@ -70,11 +70,11 @@ def test_watched_query_without_batches_stalls(tmp_path: Path) -> None:
 def test_kafka_unreachable_fires_without_any_batch(tmp_path: Path) -> None:
     h = Harness(tmp_path)
     h.clock.now = T0
-    h.service.kafka_unreachable("canary", True)
+    h.service.kafka_unreachable("monitor", True)
     h.run(0, 5, lambda t: [], step=1)  # for_s 0, then group_wait 3 s
     assert h.paged_rules() == ["ClusterUnreachable"]
     assert h.pages()[0].created_at - T0 <= 3.0
-    h.service.kafka_unreachable("canary", False)
+    h.service.kafka_unreachable("monitor", False)
     h.run(65, 130, lambda t: [])
     assert h.resolutions("ClusterUnreachable")
 

@@ -246,7 +246,7 @@ FOR_CASES = [
      "for_s 120: 125 s is"),
     ("UnderReplicatedPartitions", "under_replicated_partitions", {"broker_id": 1}, 0, False,
      "for_s 120: not at once"),
-    ("ClusterUnreachable", "job_kafka_unreachable", {"query": "q"}, 0, True,
+    ("ClusterUnreachable", "job_kafka_unreachable", {"query": "monitor"}, 0, True,
      "for_s 0: a blind monitor says so at once"),
     ("MonitorBlind", "signal_stale", {"source": "canary"}, 0, True,
      "for_s 0: the job already waited stale_after"),
