@@ -40,6 +40,7 @@ class GroupTimers:
         self.group_interval_s = group_interval_s
         self.root_group_wait_s = group_wait_s if root_group_wait_s is None else root_group_wait_s
         self._pending_since: dict[tuple[str, str], float] = {}
+        self._quiet_since: dict[tuple[str, str], float] = {}
 
     def due(
         self,
@@ -55,8 +56,13 @@ class GroupTimers:
         awaited, the first notification waits only ``root_group_wait_s``."""
         slot = (receiver, key)
         if reason is None:
-            self._pending_since.pop(slot, None)
+            # Keep the slot's place in line for a moment: a symptom muted because its cause
+            # just arrived (and the cause not yet firing) must not restart the group wait.
+            self._quiet_since.setdefault(slot, now)
+            if now - self._quiet_since[slot] > self.group_wait_s:
+                self._pending_since.pop(slot, None)
             return False
+        self._quiet_since.pop(slot, None)
         since = self._pending_since.setdefault(slot, now)
         if reason in (NotifyReason.REPEAT, NotifyReason.CAUSE):
             return True
@@ -67,3 +73,4 @@ class GroupTimers:
 
     def flushed(self, receiver: str, key: str) -> None:
         self._pending_since.pop((receiver, key), None)
+        self._quiet_since.pop((receiver, key), None)

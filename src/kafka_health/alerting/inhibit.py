@@ -25,6 +25,8 @@ def _explains(source: Alert, target: Alert, rule: InhibitRuleConfig, now: float)
         return False
     if any(source.labels.get(k, "") != target.labels.get(k, "") for k in rule.equal):
         return False
+    if any(source.labels.get(k, "") == target.labels.get(k, "") for k in rule.distinct):
+        return False
     low, high = _source_window(source, rule, now)
     if not low <= target.starts_at <= high:
         return False

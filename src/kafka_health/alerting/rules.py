@@ -161,9 +161,10 @@ class RuleConfig:
 @dataclass(frozen=True)
 class InhibitRuleConfig:
     """A firing ``source`` alert explains (and mutes) ``targets`` alerts that start within
-    ``window_s`` after it (or ``lead_s`` before it: logs arrive out of order) and share the
-    ``equal`` labels; the source's page names them. ``target_only``: the target's triggering
-    series (and context) must have the label, each value listed (only NotEnoughReplicas...).
+    ``window_s`` after it (or ``lead_s`` before it: logs arrive out of order), share the
+    ``equal`` labels and differ in the ``distinct`` ones; the source's page names them.
+    ``target_only``: the target's triggering series (and context) must have the label, each
+    value listed (only NotEnoughReplicas...).
     ``hosted``: the target's partitions (details) must have a replica on the source's broker.
     ``source_matchers`` / ``target_matchers`` narrow either side by label."""
 
@@ -173,6 +174,9 @@ class InhibitRuleConfig:
     source_matchers: list[str] = field(default_factory=list)
     target_matchers: list[str] = field(default_factory=list)
     equal: list[str] = field(default_factory=list)
+    distinct: list[str] = field(default_factory=list)
+    """Labels the source and the target must NOT share (the failed broker's own symptoms are
+    its own page, not something it explains on others)."""
     window_s: float = 600.0
     lead_s: float = 60.0
     target_only: dict[str, list[str]] = field(default_factory=dict)

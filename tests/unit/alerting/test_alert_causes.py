@@ -302,3 +302,33 @@ def test_the_canary_query_failing_on_a_hung_leader_is_not_cluster_unreachable(
     h.run(0, 60, lambda t: [sig("job_kafka_unreachable", 1, t, query="canary"),
                             sig("job_kafka_unreachable", 0, t, query="monitor")])  # fmt: skip
     assert h.paged_rules() == []
+
+
+def test_a_symptom_giving_way_to_its_cause_keeps_the_group_s_place_in_line(
+    tmp_path: Path,
+) -> None:
+    """Seen in the fault suite: broker 3 frozen; its own CanaryWriteFailure (Timeouts) was
+    held in the group wait, then muted by BrokerFailed 3 before that was firing, and the group
+    wait started again: the first page left 3 s after BrokerFailed instead of 3 s after the
+    symptom. A group keeps its place in line while its symptom gives way to its cause."""
+    h = Harness(tmp_path)
+
+    def signals(t: float) -> list[Signal]:
+        out = [sig("canary_availability_ratio", 1.0, t, broker_id=1)]
+        if t >= 10:
+            out += [
+                sig("canary_availability_ratio", 0.5, t, broker_id=3),
+                sig("canary_send_failures", 5, t, broker_id=3, error_class="Timeout"),
+            ]
+        if t >= 12:
+            out.append(sig("broker_failures", 1, t, broker_id=3))
+        return out
+
+    h.run(0, 40, signals, step=1)
+    first = h.pages()[0]
+    assert first.created_at - T0 <= 13.0 + 1e-6, "the symptom's group wait, not BrokerFailed's"
+    assert first.group_labels == {"broker_id": "3"}
+    named = {a.labels["alertname"]: a for a in first.alerts}
+    assert "BrokerFailed" in named or "CanaryWriteFailure" in named
+    if "BrokerFailed" in named:  # the cause came within the wait: it pages, naming the symptom
+        assert "Canary writes fail on broker 3" in named["BrokerFailed"].annotations["explains"]
