@@ -11,6 +11,7 @@ it; a page naming a broker the fault did not touch is reported as an xfail (issu
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -49,8 +50,15 @@ def bench_run(tmp_path_factory: pytest.TempPathFactory) -> BenchRun:
     scenarios = [RAISES, SCENARIOS["broker-kill"], SCENARIOS["broker-freeze"],
                  SCENARIOS["rolling-restart"]]  # fmt: skip
     # calm_s 10: the steady state held 10 s (not 20) before each fault, to fit CI's time.
+    log = workdir / "bench.log"
+
+    def say(line: str) -> None:  # the bench's console, kept for a failed run's report
+        print(line)
+        with open(log, "a", encoding="utf-8") as out:
+            out.write(f"{time.strftime('%H:%M:%S')} {line}\n")
+
     bench = FaultBench(
-        BenchOptions(scenarios=scenarios, workdir=workdir, cache_dir=CACHE, calm_s=10.0)
+        BenchOptions(scenarios=scenarios, workdir=workdir, cache_dir=CACHE, calm_s=10.0), say
     )
     groups: list[int] = []
     close = bench.close

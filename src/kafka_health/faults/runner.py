@@ -379,6 +379,8 @@ class FaultBench:
         while time.monotonic() - started < bound:
             reason = self.healthy()
             now = time.monotonic()
+            if reason is not None and reason != last_reason and now - started >= 30:
+                self.say(f"  still waiting after {now - started:.0f} s: {reason}")
             if reason is not None:
                 breaks += calm_since is not None
                 calm_since = None
