@@ -199,6 +199,10 @@ class FaultBench:
             kafka_version=o.base.devcluster.kafka_version,
             zookeeper_kafka_version=o.base.devcluster.zookeeper_kafka_version,
             zookeeper_session_timeout_ms=o.base.devcluster.zookeeper_session_timeout_ms,
+            # A broker back from a fault leads its canary partition again within seconds (the
+            # default is 300 s), so the next steady state (every broker's canary at 100 %)
+            # does not wait minutes for the controller's periodic rebalance.
+            broker_overrides={"leader.imbalance.check.interval.seconds": "5"},
         )
         self.cluster = LocalCluster.create(spec)
         self.cluster.up()
