@@ -176,10 +176,22 @@ def test_a_source_the_job_reports_stale_is_a_question_mark_and_named() -> None:
     metrics[("kafka_health_signal_stale", (("source", "canary"),))] = 1.0
     metrics[("kafka_health_signal_age_seconds", (("source", "canary"),))] = 31.5
     metrics[("kafka_health_signal_stale", (("source", "cluster_state"),))] = 0.0
-    line = status_line(HEALTHY, metrics, now)
+    line, detail = status_line(HEALTHY, metrics, now).split("\n")
     assert "canary ? |" in line, "the job still had a value: a stale one"
     assert "under-replicated 4" in line, "cluster_state is not stale"
-    assert line.endswith("| stale: canary 32 s")
+    assert detail == " " * 9 + "stale: canary 32 s"
+
+
+def test_the_status_line_fits_a_terminal_with_every_source_stale() -> None:
+    """Seen in CI under load: three stale sources made the status line 130+ characters."""
+    now = time.time()
+    metrics = job_metrics(now)
+    for source, age in (("canary", 31.5), ("cluster_state", 55.0), ("canary_topic", 130.0)):
+        metrics[("kafka_health_signal_stale", (("source", source),))] = 1.0
+        metrics[("kafka_health_signal_age_seconds", (("source", source),))] = age
+    line, detail = status_line(HEALTHY, metrics, now, "job starting").split("\n")
+    assert len(line) <= 120, line
+    assert detail.strip() == "stale: canary 32 s, canary_topic 130 s, cluster_state 55 s"
 
 
 def test_the_job_note_says_which_monitor_process_exited(tmp_path: Path) -> None:

@@ -168,19 +168,26 @@ def status_line(
     job_note: str = "",
 ) -> str:
     """The periodic line: time, brokers, then (with a monitor; ``metrics`` None: none runs)
-    the headline values and a note about the job when it has one."""
+    the headline values and a note about the job when it has one; the sources the job reports
+    stale, with their age, on an indented second line."""
     parts = [f"{clock_time(now)} {brokers_text(statuses)}"]
+    detail = ""
     if metrics is not None:
         parts += headline_values(metrics, now)
         stale = stale_sources(metrics)
-        if stale:
-            parts.append("stale: " + ", ".join(
-                f"{source}{'' if age is None else f' {age:.0f} s'}"
-                for source, age in sorted(stale.items())
-            ))  # fmt: skip
+        if stale:  # on a line of its own: the status line stays within a terminal's width
+            detail = (
+                "\n"
+                + " " * 9
+                + "stale: "
+                + ", ".join(
+                    f"{source}{'' if age is None else f' {age:.0f} s'}"
+                    for source, age in sorted(stale.items())
+                )
+            )
     if job_note:
         parts.append(job_note)
-    return " | ".join(parts)
+    return " | ".join(parts) + detail
 
 
 # ---------------------------------------------------------------------- the noise
