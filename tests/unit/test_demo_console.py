@@ -312,3 +312,13 @@ def test_a_stop_during_the_fault_unwinds_through_its_cleanup(tmp_path: Path) -> 
     assert cleaned == [True]
     assert len(printed) == 1, "no latency line for a run that was stopped"
     assert not (tmp_path / "errors.log").exists()
+
+
+def test_a_long_job_note_goes_under_the_status_line() -> None:
+    """Seen in CI under load: '| job /metrics not answering' made the line 122 characters."""
+    now = time.time()
+    note = "exited: run (see /tmp/a/rather/long/folder/of/the/demo/logs/)"
+    line, detail = status_line(HEALTHY, job_metrics(now), now, note).split("\n")
+    assert len(line) <= 120 and note not in line
+    assert detail == " " * 9 + note
+    assert status_line(HEALTHY, job_metrics(now), now, "job silent").endswith("| job silent")

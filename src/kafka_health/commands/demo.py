@@ -305,7 +305,7 @@ def job_note(monitor: MonitorProcesses, metrics: dict[Any, float], seen: bool) -
     if exited:
         return f"exited: {', '.join(exited)} (see {monitor.workdir}/)"
     if not metrics:
-        return "job /metrics not answering" if seen else "job starting"
+        return "job silent" if seen else "job starting"  # /metrics did not answer
     return ""
 
 

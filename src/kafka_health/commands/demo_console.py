@@ -185,9 +185,16 @@ def status_line(
                     for source, age in sorted(stale.items())
                 )
             )
-    if job_note:
-        parts.append(job_note)
-    return " | ".join(parts) + detail
+    line = " | ".join(parts)
+    if job_note and len(line) + 3 + len(job_note) <= STATUS_WIDTH:
+        line += " | " + job_note
+    elif job_note:  # a long note (a log folder's path) goes under the line
+        detail = "\n" + " " * 9 + job_note + detail
+    return line + detail
+
+
+STATUS_WIDTH = 120
+"""The status line's longest (a terminal's width); what does not fit goes on indented lines."""
 
 
 # ---------------------------------------------------------------------- the noise
