@@ -49,7 +49,11 @@ def test_receiver_records_arrivals_dedups_keys_and_switches_modes() -> None:
         receiver.stop()
     assert [p.idempotency_key for p in receiver.pages] == ["k1", "k2"]
     assert receiver.repeats_after_ack == ["k1"]
-    assert [r.answered for r in receiver.requests] == [200, 200, 500, None, 200]
+    # The hung request is recorded when its handler gives up, which under load can come after
+    # the next request's answer: the order of the others is fixed, the hung one is not.
+    answered = [r.answered for r in receiver.requests]
+    assert [a for a in answered if a is not None] == [200, 200, 500, 200]
+    assert answered.count(None) == 1
     assert receiver.open_groups() == {"g"}
 
 
