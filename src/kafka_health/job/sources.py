@@ -14,19 +14,16 @@ if TYPE_CHECKING:
 
 def kafka_stream(spark: SparkSession, config: MonitorConfig, topics: Sequence[str]) -> DataFrame:
     """A streaming DataFrame of the raw records of ``topics`` (Spark's Kafka source columns),
-    each read from the cluster that holds it (:func:`cluster_of`).
+    read from the one cluster that holds them all (:func:`cluster_of`).
 
-    Spark's Kafka source reads one cluster: topics of both clusters (the canary topic with
-    the results topic, on a separate transport) become two sources, unioned.
+    Spark's Kafka source reads one cluster; the job keeps the canary topic (monitored cluster)
+    in a query of its own, so its topics never span two clusters.
     """
     wanted = list(dict.fromkeys(topics))
-    canary = [t for t in wanted if t == config.topics.canary]
-    carried = [t for t in wanted if t != config.topics.canary]
-    if not config.separate_transport or not canary or not carried:
-        return _source(spark, config, cluster_of(config, wanted[0]), wanted)
-    return _source(spark, config, config.kafka, canary).unionByName(
-        _source(spark, config, config.transport_kafka(), carried)
-    )
+    on_monitored = {cluster_of(config, t) is config.kafka for t in wanted}
+    if len(on_monitored) != 1:
+        raise ValueError(f"topics {wanted} are not all on one cluster: one query per cluster")
+    return _source(spark, config, cluster_of(config, wanted[0]), wanted)
 
 
 def cluster_of(config: MonitorConfig, topic: str) -> KafkaConfig:
