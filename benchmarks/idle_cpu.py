@@ -5,7 +5,8 @@ CPU = utime + stime ticks of the ``run`` process and its descendants (the Spark 
 measured interval, after a warm-up; batch durations = ``kafka_health_job_batch_duration_seconds``
 each time ``kafka_health_job_last_batch_timestamp_seconds`` moves (the listener's
 ``StreamingQueryProgress.batchDuration``), per query, with the mean of each phase of
-``durationMs`` (``kafka_health_job_batch_phase_seconds``). ``--code`` runs another checkout's
+``durationMs`` (``kafka_health_job_batch_phase_seconds``) and of each step of the
+``foreachBatch`` body (``kafka_health_job_batch_step_seconds``, shown as ``addBatch.STEP``). ``--code`` runs another checkout's
 ``src`` (e.g. the job before a change) with this harness.
 
     .venv/bin/python benchmarks/idle_cpu.py [--seconds 180] [--warmup 90] [--code DIR]
@@ -112,9 +113,13 @@ def main() -> None:
                         )
                         for (metric, labels), seconds in samples.items():
                             named = dict(labels)
-                            if (metric == "kafka_health_job_batch_phase_seconds"
-                                    and named.get("query") == query):  # fmt: skip
+                            if named.get("query") != query:
+                                continue
+                            if metric == "kafka_health_job_batch_phase_seconds":
                                 phases.setdefault((query, named["phase"]), []).append(seconds)
+                            elif metric == "kafka_health_job_batch_step_seconds":
+                                key = (query, "addBatch." + named["step"])
+                                phases.setdefault(key, []).append(seconds)
                     last_at[scope] = value
                 time.sleep(0.5)
             elapsed = time.monotonic() - started

@@ -183,7 +183,9 @@ class CanaryConfig:
     probe_deadline_s: float = 3.0
     """A probe unanswered this long has failed (``Timeout``), published at once; an answer
     that comes later is only counted as late."""
-    acks1_probe: bool = False
+    acks1_probe: bool = True
+    """Also an acks=1 probe per partition and round: tells a hung leader from a follower that
+    holds back acks=all writes, and shows the acks=1 data-loss window."""
     partitions: int = 0
     replication_factor: int = 0
     min_insync_replicas: int = 0

@@ -84,6 +84,9 @@ SIGNALS: dict[str, SignalSpec] = {
               "successful / attempted canary sends in the window (1 when none attempted)"),
         _spec("canary_partition_silent_seconds", Unit.SECONDS, "broker_id partition",
               "time since the last canary result of a partition (processing time)"),
+        _spec("canary_follower_wait_failures", Unit.COUNT, "",
+              "acks=all probes that timed out while their leader acknowledged acks=1 probes "
+              "(held back by a follower in the ISR), in the availability window"),
         # 3. Lost and duplicated writes.
         _spec("canary_lost_writes", Unit.COUNT, "partition acks",
               "acknowledged canary sequence numbers absent from the topic after the grace period"),
@@ -146,6 +149,7 @@ SOURCE_SIGNALS: dict[str, tuple[str, ...]] = {
     "canary": (
         "canary_ack_latency_seconds", "canary_append_delay_seconds", "canary_sends",
         "canary_send_failures", "canary_availability_ratio", "canary_partition_silent_seconds",
+        "canary_follower_wait_failures",
     ),
     "cluster_state": (
         "under_replicated_partitions", "under_min_isr_partitions", "offline_partitions",

@@ -2,7 +2,14 @@
 and availability, per partition (with its leader at send time), per broker and for the cluster,
 over the sliding window that ends at the first slide boundary after the newest send.
 
-The optional ``acks=1`` probes only serve loss detection and are not counted here.
+``acks=1`` probes (``canary.acks1_probe``) are not counted in these figures; they tell a slow
+leader from a slow follower. An ``acks=all`` probe that timed out while an ``acks=1`` probe of
+the same partition, sent within ``MATCH_MS``, was acknowledged did reach a leader that
+answers: it waited on a follower still in the ISR (a dead or hung follower holds every
+partition it replicates until the controller removes it). Such a failure is not the leader's:
+it is left out of the leader's availability (and the cluster's) and counted as
+``canary_follower_wait_failures`` instead, so a dead broker does not page for the brokers it
+follows.
 
 Availability (``canary_availability_ratio``) is over the last ``availability_window_s`` (20 s)
 of that window only: two failed probes of a partition's twenty page at once, and a broker that
@@ -23,6 +30,12 @@ QUANTILES = (0.5, 0.95, 0.99)
 # A kept outcome: [send_ms, ok, latency_s, append_delay_s, error, partition, broker]
 _Kept = list[Any]
 
+MATCH_MS = 1000
+"""An acks=1 probe sent this close to an acks=all probe of the same partition vouches for the
+leader at that time (the canary sends both in the same round, every ``interval_s``)."""
+WAIT_ERRORS = frozenset({"Timeout", "KafkaTimeoutError", "RequestTimedOut", "RequestTimedOutError"})
+"""Failures of an acks=all probe that a follower still in the ISR can cause."""
+
 
 class WritePath:
     name = "write_path"
@@ -30,11 +43,14 @@ class WritePath:
     def __init__(self, job: JobConfig) -> None:
         self._job = job
         self._kept: list[_Kept] = []
+        self._acks1_ok: dict[int, list[int]] = {}  # partition -> send_ms of acked acks=1 probes
         self._latest_send_ms = 0
 
     def fold(self, batch: Batch, now: float) -> None:
         for o in batch.outcomes:
             if o.acks != "all":
+                if o.ok:
+                    self._acks1_ok.setdefault(o.partition, []).append(o.send_ms)
                 continue
             append = None
             if o.ok and o.log_append_ms is not None:
@@ -46,6 +62,10 @@ class WritePath:
             self._latest_send_ms = max(self._latest_send_ms, o.send_ms)
         start = window_start_ms(self.window_end_ms(), self._job.window_s)
         self._kept = [k for k in self._kept if k[0] >= start]
+        self._acks1_ok = {
+            p: kept for p, sends in self._acks1_ok.items()
+            if (kept := [s for s in sends if s >= start - MATCH_MS])
+        }  # fmt: skip
 
     def window_end_ms(self) -> int:
         return current_window_end_ms(self._latest_send_ms, self._job.slide_s)
@@ -61,8 +81,12 @@ class WritePath:
         start = window_start_ms(end, self._job.window_s)
         at = end / 1000.0
         scopes: dict[tuple[str | None, int | None], list[_Kept]] = {}
+        waits: list[_Kept] = []
         for k in self._kept:
             if not start <= k[0] < end:
+                continue
+            if self._waited_on_follower(k):
+                waits.append(k)
                 continue
             for key in ((None, None), (k[6], None), (k[6], k[5])):
                 scopes.setdefault(key, []).append(k)
@@ -77,13 +101,30 @@ class WritePath:
             out += _latency_signals(scope, kept, at)
             if partition is None:
                 out += _availability_signals(scope, kept, at, recent)
+        recent_waits = [k for k in waits if k[0] >= recent]
+        details = {"partitions": sorted({k[5] for k in recent_waits})}
+        out.append(
+            Signal("canary_follower_wait_failures", labels(), float(len(recent_waits)), at,
+                   details)
+        )  # fmt: skip
         return out
 
+    def _waited_on_follower(self, k: _Kept) -> bool:
+        """An acks=all timeout while an acks=1 probe to the same leader was acknowledged."""
+        if k[1] or k[4] not in WAIT_ERRORS:
+            return False
+        return any(abs(s - k[0]) <= MATCH_MS for s in self._acks1_ok.get(k[5], ()))
+
     def state(self) -> dict[str, Any]:
-        return {"kept": self._kept, "latest_send_ms": self._latest_send_ms}
+        return {
+            "kept": self._kept,
+            "acks1_ok": {str(p): sends for p, sends in self._acks1_ok.items()},
+            "latest_send_ms": self._latest_send_ms,
+        }
 
     def restore(self, state: dict[str, Any]) -> None:
         self._kept = [list(k) for k in state.get("kept", [])]
+        self._acks1_ok = {int(p): list(s) for p, s in state.get("acks1_ok", {}).items()}
         self._latest_send_ms = int(state.get("latest_send_ms", 0))
 
 

@@ -30,19 +30,14 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any, Protocol
 
 from kafka_health.config import MonitorConfig
-from kafka_health.job.batch import (
-    decode_rows,
-    driver_rows,
-    parsed_stream,
-    probe_rows,
-    split_batch,
-)
+from kafka_health.job.batch import decode_rows, driver_rows, parsed_stream, probe_rows
 from kafka_health.job.board import CANARY_QUERY, MONITOR_QUERY, SignalBoard, stale_after
 from kafka_health.job.health import JobHealth, make_listener
 from kafka_health.job.intervals import interval, interval_ms
 from kafka_health.job.parse_counts import ParseCounts
 from kafka_health.job.sources import kafka_stream
 from kafka_health.job.state_file import read_state, write_state
+from kafka_health.job.steps import StepTimer
 from kafka_health.job.supervisor import QueryDefinition, Supervisor
 from kafka_health.kafka_clients import spark_kafka_options
 from kafka_health.model import Signal
@@ -132,10 +127,17 @@ class MonitorJob:
         if batch_id <= self.board.last_batch(CANARY_QUERY):
             log.info("canary batch %d was folded in before the restart: skipped", batch_id)
             return
-        decoded = decode_rows(batch.collect())
-        if self.board.fold(batch_id, decoded.batch, query=CANARY_QUERY):
-            self._save()
-            self.publish()
+        timer = StepTimer()
+        with timer.step("collect"):
+            decoded = decode_rows(batch.collect())
+        with timer.step("fold"):
+            folded = self.board.fold(batch_id, decoded.batch, query=CANARY_QUERY)
+        if folded:
+            with timer.step("save"):
+                self._save()
+            with timer.step("publish"):
+                self.publish()
+        self.health.on_steps(CANARY_QUERY, timer.seconds)
 
     def process_batch(self, batch: DataFrame, batch_id: int) -> None:
         """Count, dead-letter, collect the events of a parsed batch; fold them in once per id."""
@@ -144,19 +146,27 @@ class MonitorJob:
             return
         # Parsed once and kept: a local checkpoint also cuts the parser's large plan, so the
         # collect and the dead-letter write plan in milliseconds (persist: 3.5 s, measured).
-        kept = batch.localCheckpoint(eager=True)
-        try:
-            raw, parsed = split_batch(kept, self.config)
-            decoded = decode_rows(driver_rows(raw, parsed, self.config).collect())
-            if decoded.dead_letters:
-                self._write_dead_letters(parsed)
-        finally:
-            _release(kept)
-        with self._state_lock:  # the counts and the board's batch id move together
+        timer = StepTimer()
+        # One aggregation, one Spark job: ``batch`` is already planned (Spark hands
+        # foreachBatch the executed RDD of the query's plan), so this plans in milliseconds
+        # and reads and parses the batch once; dead letters (rare) read it again.
+        with timer.step("plan"):
+            rows = driver_rows(batch, self.config)
+        with timer.step("collect"):
+            collected = rows.collect()
+        with timer.step("decode"):
+            decoded = decode_rows(collected)
+        if decoded.dead_letters:
+            with timer.step("dead_letters"):
+                self._write_dead_letters(batch)
+        with timer.step("fold"), self._state_lock:  # counts and batch id move together
             self.board.fold(batch_id, decoded.batch)
             self.parse_counts.add(decoded.counts)
-        self._save()
-        self.publish()
+        with timer.step("save"):
+            self._save()
+        with timer.step("publish"):
+            self.publish()
+        self.health.on_steps(QUERY, timer.seconds)
 
     def _save(self) -> None:
         """Save the detectors' state with each query's last batch id (both queries call it)."""
@@ -164,11 +174,14 @@ class MonitorJob:
             document = {"board": self.board.state(), "parse_counts": self.parse_counts.state()}
             write_state(self.state_path, document)
 
-    def _write_dead_letters(self, parsed: DataFrame) -> None:
-        """Send dead letters (with their source offsets) to the dead-letter topic."""
+    def _write_dead_letters(self, batch: DataFrame) -> None:
+        """Send the batch's dead letters (with their source offsets) to the dead-letter topic."""
+        from pyspark.sql import functions as F
+
         from kafka_health.parsing.deadletter import dead_letter_records, dead_letters
 
-        letters = dead_letter_records(dead_letters(parsed, self.config.parsing.dead_letter))
+        logs = batch.where(F.col("source_topic") == self.config.topics.broker_logs)
+        letters = dead_letter_records(dead_letters(logs, self.config.parsing.dead_letter))
         (
             letters.write.format("kafka")
             .options(**spark_kafka_options(self.config.transport_kafka()))
@@ -232,14 +245,6 @@ class MonitorJob:
     def _tick(self, stop: threading.Event, tick_s: float) -> None:
         while not stop.wait(tick_s):
             self.publish()
-
-
-def _release(checkpointed: DataFrame) -> None:
-    """Free a local checkpoint's blocks now rather than at the next driver GC."""
-    try:
-        checkpointed._jdf.queryExecution().analyzed().rdd().unpersist(False)
-    except Exception as exc:  # Spark's cleaner frees them later anyway
-        log.debug("could not release a batch's checkpoint: %s", exc)
 
 
 def stop_on_signals(stop: threading.Event) -> None:

@@ -104,20 +104,6 @@ def parsed_stream(source: DataFrame, config: MonitorConfig) -> DataFrame:
     return parsed.select(*wanted)
 
 
-def split_batch(batch: DataFrame, config: MonitorConfig) -> tuple[DataFrame, DataFrame]:
-    """(records of the monitor's other topics as ``topic``/``value``/``offset``, parsed
-    broker-log rows) of one batch of :func:`parsed_stream`."""
-    from pyspark.sql import functions as F
-
-    is_log = F.col("source_topic") == config.topics.broker_logs
-    raw = batch.where(~is_log).select(
-        F.col("source_topic").alias("topic"),
-        F.col("source_value").alias("value"),
-        F.col("source_offset").alias("offset"),
-    )
-    return raw, batch.where(is_log)
-
-
 def _tagged(kind: str, df: DataFrame, *columns: Any) -> DataFrame:
     from pyspark.sql import functions as F
 
@@ -145,110 +131,131 @@ def probe_rows(source: DataFrame) -> DataFrame:
     )
 
 
-def driver_rows(raw: DataFrame, parsed: DataFrame, config: MonitorConfig) -> DataFrame:
-    """``(kind, json)`` rows for the driver (see the module docstring)."""
+def driver_rows(batch: DataFrame, config: MonitorConfig) -> DataFrame:
+    """The rows of one batch of :func:`parsed_stream` the driver needs, in one aggregation
+    (one Spark job, one scan of the batch; see the module docstring).
+
+    Columns: ``tag`` (``outcome``, ``cluster``, ``event`` or null), ``payload`` (the record as
+    JSON, null for a log line that is not a detected event), the parse outcome, reason, event
+    type, broker id and log kind of broker-log rows, and per group the number of ``entries``,
+    their ``lines`` and ``dead_letters``. Records of the other topics that do not match their
+    schema are dropped here (their producers are the project's own canary and prober)."""
     from pyspark.sql import functions as F
 
     from kafka_health.parsing.deadletter import is_dead_letter
 
     topics = config.topics
-    value = F.col("value").cast("string")
-
-    results = raw.where(F.col("topic") == topics.canary_results).select(
-        F.from_json(value, RESULT_DDL).alias("r")
+    topic = F.col("source_topic")
+    value = F.col("source_value").cast("string")
+    is_log = topic == topics.broker_logs
+    r = F.from_json(value, RESULT_DDL)
+    s = F.from_json(value, CLUSTER_STATE_DDL)
+    decoded = batch.select(
+        "*",
+        F.when(topic == topics.canary_results, r).alias("r"),
+        F.when(topic == topics.cluster_state, s).alias("s"),
     )
-    outcomes = _tagged(
-        "outcome",
-        results.where(
-            (F.col("r.schema") == RESULT_SCHEMA_ID)
-            & F.col("r.partition").isNotNull() & F.col("r.seq").isNotNull()
-            & F.col("r.send_ms").isNotNull()
-        ),
+    is_outcome = (
+        (F.col("r.schema") == RESULT_SCHEMA_ID)
+        & F.col("r.partition").isNotNull() & F.col("r.seq").isNotNull()
+        & F.col("r.send_ms").isNotNull()
+    )  # fmt: skip
+    is_cluster = (F.col("s.schema") == CLUSTER_STATE_SCHEMA_ID) & F.col("s.kind").isin(
+        "partition", "snapshot", "broker"
+    )
+    is_event = is_log & (F.col("outcome") == "event") & F.col("type").isin(*DETECTED_TYPES)
+    outcome_json = F.to_json(F.struct(
         *[f"r.{c}" for c in ("canary_id", "partition", "seq", "acks", "send_ms", "done_ms",
-                             "outcome", "latency_s", "leader", "error", "log_append_ms")],
-    )  # fmt: skip
-    states = raw.where(F.col("topic") == topics.cluster_state).select(
-        F.from_json(value, CLUSTER_STATE_DDL).alias("s")
-    )
-    cluster = _tagged(
-        "cluster",
-        states.where(
-            (F.col("s.schema") == CLUSTER_STATE_SCHEMA_ID)
-            & F.col("s.kind").isin("partition", "snapshot", "broker")
-        ),
+                             "outcome", "latency_s", "leader", "error", "log_append_ms")]
+    ))  # fmt: skip
+    cluster_json = F.to_json(F.struct(
         *[f"s.{c}" for c in ("kind", "snapshot_ms", "topic", "partition", "leader",
-                             "leader_epoch", "replicas", "isr", "min_isr", "broker_id", "live")],
-    )  # fmt: skip
-    events = _tagged(
-        "event",
-        parsed.where((F.col("outcome") == "event") & F.col("type").isin(*DETECTED_TYPES)),
-        *EVENT_COLUMNS,
+                             "leader_epoch", "replicas", "isr", "min_isr", "broker_id", "live")]
+    ))  # fmt: skip
+    event_json = F.to_json(F.struct(*EVENT_COLUMNS))
+    tagged = decoded.select(
+        F.when(is_event, "event").when(is_outcome, "outcome").when(is_cluster, "cluster")
+        .alias("tag"),
+        F.when(is_event, event_json).when(is_outcome, outcome_json)
+        .when(is_cluster, cluster_json).alias("payload"),
+        *[F.when(is_log, F.col(c)).alias(c) for c in ("outcome", "reason", "type", "broker_id")],
+        F.when(is_log, F.col("kind")).alias("log_kind"),
+        F.when(is_log, F.col("n_lines")).alias("n_lines"),
+        F.when(is_log & is_dead_letter(config.parsing.dead_letter), 1).otherwise(0).alias("dead"),
+        is_log.alias("is_log"),
     )
-    tally = _tagged(
-        "tally",
-        parsed.groupBy("outcome", "reason", "type", "broker_id", "kind").agg(
+    return (
+        tagged.where(F.col("is_log") | F.col("tag").isNotNull())
+        .groupBy("tag", "payload", "outcome", "reason", "type", "broker_id", "log_kind")
+        .agg(
             F.count(F.lit(1)).alias("entries"),
-            F.sum(F.col("n_lines")).alias("lines"),
-            F.sum(F.when(is_dead_letter(config.parsing.dead_letter), 1).otherwise(0)).alias(
-                "dead_letters"
-            ),
-        ),
-        "outcome", "reason", "type", "broker_id", "kind", "entries", "lines", "dead_letters",
-    )  # fmt: skip
-    return outcomes.unionByName(cluster).unionByName(events).unionByName(tally)
+            F.sum("n_lines").alias("lines"),
+            F.sum("dead").alias("dead_letters"),
+        )
+    )
 
 
 def decode_rows(rows: Iterable[Any]) -> Decoded:
-    """The collected ``(kind, json)`` rows as detector inputs and parse counts."""
+    """Collected rows (:func:`driver_rows`, or the canary query's ``(tag, payload)`` rows) as
+    detector inputs and parse counts."""
     out = Decoded()
     b = out.batch
     streams: dict[tuple[str, str], int] = {}
     counts: dict[tuple[str | None, str | None, str | None], list[int]] = {}
     for row in rows:
-        kind, d = row[0], json.loads(row[1])
-        if kind == "outcome":
-            b.outcomes.append(
-                Outcome(
-                    d.get("canary_id") or "", int(d["partition"]), int(d["seq"]),
-                    d.get("acks") or "all", int(d["send_ms"]), d.get("done_ms"),
-                    d.get("outcome") == "ok", d.get("latency_s"), d.get("leader"),
-                    d.get("error"), d.get("log_append_ms"),
-                )
-            )  # fmt: skip
-        elif kind == "probe":
-            b.probes.append(
-                ProbeSeen(d.get("canary_id") or "", int(d["partition"]), int(d["seq"]),
-                          d.get("acks") or "all", int(d["send_ms"]), int(d["offset"]))
-            )  # fmt: skip
-        elif kind == "cluster":
-            b.cluster.append(
-                ClusterRecord(
-                    d["kind"], int(d.get("snapshot_ms") or 0), d.get("topic"),
-                    d.get("partition"), d.get("leader"), d.get("leader_epoch"),
-                    tuple(d.get("replicas") or ()), tuple(d.get("isr") or ()), d.get("min_isr"),
-                    d.get("broker_id"), d.get("live"),
-                )
-            )  # fmt: skip
-        elif kind == "event":
-            isr = d.get("isr_after")
-            b.events.append(
-                LogEvent(
-                    d["type"], d.get("broker_id"), d.get("event_ms"), d.get("topic"),
-                    d.get("partition"), d.get("leader"), d.get("leader_epoch"),
-                    None if isr is None else tuple(isr), d.get("pause_s"),
-                    d.get("subject_broker_id"), d.get("session_timeout_ms"),
-                )
-            )  # fmt: skip
-        elif kind == "tally":
-            entries = int(d.get("entries") or 0)
-            broker, log_kind = d.get("broker_id"), d.get("kind")
-            if broker is not None and log_kind is not None:
-                streams[(broker, log_kind)] = streams.get((broker, log_kind), 0) + entries
-            key = (d.get("outcome"), d.get("reason"), d.get("type"))
-            total = counts.setdefault(key, [0, 0, 0])
-            total[0] += entries
-            total[1] += int(d.get("lines") or 0)
-            total[2] += int(d.get("dead_letters") or 0)
+        tag, payload = row[0], row[1]
+        copies = 1
+        if len(row) > 2:
+            outcome, reason, type_, broker, log_kind, entries, lines, dead = row[2:10]
+            copies = int(entries or 0)
+            if tag in (None, "event"):  # a broker-log row: counted
+                if broker is not None and log_kind is not None:
+                    streams[(broker, log_kind)] = streams.get((broker, log_kind), 0) + copies
+                total = counts.setdefault((outcome, reason, type_), [0, 0, 0])
+                total[0] += copies
+                total[1] += int(lines or 0)
+                total[2] += int(dead or 0)
+        if tag is None or payload is None:
+            continue
+        for _ in range(copies):  # identical records stay as many as they were
+            _append(b, tag, json.loads(payload))
     b.streams.extend(LogStream(broker, kind, n) for (broker, kind), n in streams.items())
     out.counts.extend(ParseCount(*key, *totals) for key, totals in counts.items())
     return out
+
+
+def _append(b: Batch, tag: str, d: dict[str, Any]) -> None:
+    """One decoded record of kind ``tag`` into the batch's detector inputs."""
+    if tag == "outcome":
+        b.outcomes.append(
+            Outcome(
+                d.get("canary_id") or "", int(d["partition"]), int(d["seq"]),
+                d.get("acks") or "all", int(d["send_ms"]), d.get("done_ms"),
+                d.get("outcome") == "ok", d.get("latency_s"), d.get("leader"),
+                d.get("error"), d.get("log_append_ms"),
+            )
+        )  # fmt: skip
+    elif tag == "probe":
+        b.probes.append(
+            ProbeSeen(d.get("canary_id") or "", int(d["partition"]), int(d["seq"]),
+                      d.get("acks") or "all", int(d["send_ms"]), int(d["offset"]))
+        )  # fmt: skip
+    elif tag == "cluster":
+        b.cluster.append(
+            ClusterRecord(
+                d["kind"], int(d.get("snapshot_ms") or 0), d.get("topic"),
+                d.get("partition"), d.get("leader"), d.get("leader_epoch"),
+                tuple(d.get("replicas") or ()), tuple(d.get("isr") or ()), d.get("min_isr"),
+                d.get("broker_id"), d.get("live"),
+            )
+        )  # fmt: skip
+    elif tag == "event":
+        isr = d.get("isr_after")
+        b.events.append(
+            LogEvent(
+                d["type"], d.get("broker_id"), d.get("event_ms"), d.get("topic"),
+                d.get("partition"), d.get("leader"), d.get("leader_epoch"),
+                None if isr is None else tuple(isr), d.get("pause_s"),
+                d.get("subject_broker_id"), d.get("session_timeout_ms"),
+            )
+        )  # fmt: skip

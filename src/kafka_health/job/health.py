@@ -50,6 +50,8 @@ class QueryHealth:
     """What the query reads, from its progress (e.g. ``KafkaV2[Subscribe[topic]]``)."""
     phases_s: dict[str, float] = field(default_factory=dict)
     """Where the last batch's time went (``durationMs``: latestOffset, addBatch, ...)."""
+    steps_s: dict[str, float] = field(default_factory=dict)
+    """Where the last batch's ``foreachBatch`` body went (checkpoint, collect, fold, ...)."""
 
 
 BATCH_PHASES = (
@@ -116,6 +118,11 @@ class JobHealth(Collector):
             )
             if any(described):
                 health.sources = described
+
+    def on_steps(self, name: str, steps_s: dict[str, float]) -> None:
+        """The seconds each step of the last ``foreachBatch`` body of ``name`` took."""
+        with self._lock:
+            self._queries.setdefault(name, QueryHealth()).steps_s = dict(steps_s)
 
     def on_terminated(self, name: str, error: str | None, failed_with: str | None = None) -> None:
         """The query stopped with ``error`` (text); ``failed_with``: the exception class when
@@ -215,6 +222,15 @@ class JobHealth(Collector):
             for phase, seconds in health.phases_s.items():
                 phases.add_metric([name, phase], seconds)
         yield phases
+        steps = GaugeMetricFamily(
+            "kafka_health_job_batch_step_seconds",
+            "time the last batch's foreachBatch body spent in each of its steps",
+            labels=["query", "step"],
+        )
+        for name, health in sorted(queries.items()):
+            for step, seconds in health.steps_s.items():
+                steps.add_metric([name, step], seconds)
+        yield steps
         for suffix, (text, get) in counters.items():
             counter = CounterMetricFamily(f"kafka_health_job_{suffix}", text, labels=["query"])
             for name, health in sorted(queries.items()):

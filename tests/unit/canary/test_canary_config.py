@@ -16,7 +16,7 @@ def problems_of(text: str) -> list[str]:
 
 def test_defaults() -> None:
     config = MonitorConfig()
-    assert (config.canary.interval_s, config.canary.acks1_probe) == (1.0, False)
+    assert (config.canary.interval_s, config.canary.acks1_probe) == (1.0, True)
     assert config.cluster_state.interval_s == 10.0
 
 

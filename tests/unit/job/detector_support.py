@@ -15,8 +15,9 @@ def ok(partition: int, seq: int, send_ms: int, latency_s: float = 0.005, leader:
                    latency_s, leader, None, append)  # fmt: skip
 
 
-def failed(partition: int, seq: int, send_ms: int, error: str | None, leader: int = 1) -> Outcome:
-    return Outcome("c", partition, seq, "all", send_ms, send_ms + 3000, False, None, leader, error)
+def failed(partition: int, seq: int, send_ms: int, error: str | None, leader: int = 1,
+           acks: str = "all") -> Outcome:  # fmt: skip
+    return Outcome("c", partition, seq, acks, send_ms, send_ms + 3000, False, None, leader, error)
 
 
 def probe(partition: int, seq: int, send_ms: int, offset: int, acks: str = "all") -> ProbeSeen:

@@ -1,4 +1,4 @@
-"""The driver's side of a batch: collected (kind, json) rows -> detector inputs and counts."""
+"""The driver's side of a batch: collected rows -> detector inputs and counts."""
 
 from __future__ import annotations
 
@@ -8,21 +8,26 @@ from kafka_health.detectors.inputs import LogStream
 from kafka_health.job.batch import ParseCount, decode_rows
 
 
-def row(tag: str, **fields: object) -> tuple[str, str]:
-    return tag, json.dumps(fields)
+def log_row(outcome: str, reason: str | None, type_: str | None, broker: str | None,
+            kind: str | None, entries: int, lines: int, dead: int = 0,
+            event: dict[str, object] | None = None) -> tuple[object, ...]:  # fmt: skip
+    """A row of driver_rows for broker-log lines (an event's payload when ``event``)."""
+    tag, payload = ("event", json.dumps(event)) if event else (None, None)
+    return (tag, payload, outcome, reason, type_, broker, kind, entries, lines, dead)
 
 
-def test_one_tally_gives_both_the_parse_counts_and_the_streams_seen() -> None:
+def record_row(tag: str, entries: int = 1, **fields: object) -> tuple[object, ...]:
+    return (tag, json.dumps(fields), None, None, None, None, None, entries, None, 0)
+
+
+def test_the_groups_give_both_the_parse_counts_and_the_streams_seen() -> None:
+    gc = {"type": "full_gc", "broker_id": "1", "event_ms": 5, "pause_s": 12.0}
     rows = [
-        row("tally", outcome="event", reason=None, type="full_gc", broker_id="1", kind="gc",
-            entries=2, lines=2, dead_letters=0),
-        row("tally", outcome="unrecognized", reason="no_event", type=None, broker_id="1",
-            kind="gc", entries=40, lines=41, dead_letters=0),
-        row("tally", outcome="unrecognized", reason="no_event", type=None, broker_id="2",
-            kind="server", entries=10, lines=10, dead_letters=0),
-        row("tally", outcome="malformed", reason="bad_envelope", type=None, broker_id=None,
-            kind=None, entries=3, lines=3, dead_letters=3),
-    ]  # fmt: skip
+        log_row("event", None, "full_gc", "1", "gc", 2, 2, event=gc),
+        log_row("unrecognized", "no_event", None, "1", "gc", 40, 41),
+        log_row("unrecognized", "no_event", None, "2", "server", 10, 10),
+        log_row("malformed", "bad_envelope", None, None, None, 3, 3, dead=3),
+    ]
     decoded = decode_rows(rows)
     assert sorted(decoded.batch.streams, key=lambda s: s.broker_id) == [
         LogStream("1", "gc", 42),
@@ -34,13 +39,25 @@ def test_one_tally_gives_both_the_parse_counts_and_the_streams_seen() -> None:
         ParseCount("unrecognized", "no_event", None, 50, 51, 0),
     ]
     assert decoded.dead_letters == 3
+    assert [(e.type, e.pause_s) for e in decoded.batch.events] == [("full_gc", 12.0)] * 2
+
+
+def test_identical_records_stay_as_many_as_they_were_and_are_not_counted_as_log_lines() -> None:
+    outcome = {"canary_id": "c", "partition": 0, "seq": 4, "acks": "all", "send_ms": 1,
+               "done_ms": 2, "outcome": "ok", "latency_s": 0.001}  # fmt: skip
+    decoded = decode_rows([record_row("outcome", entries=2, **outcome)])
+    assert [(o.partition, o.seq) for o in decoded.batch.outcomes] == [(0, 4), (0, 4)]
+    assert decoded.counts == [] and decoded.batch.streams == []
 
 
 def test_probes_and_events_become_detector_inputs() -> None:
     rows = [
-        row("probe", canary_id="c", partition=1, seq=7, acks="all", send_ms=5, offset=11),
-        row("event", type="broker_failure", broker_id="1", event_ms=9, subject_broker_id=3),
-    ]
+        ("probe", json.dumps({"canary_id": "c", "partition": 1, "seq": 7, "acks": "all",
+                              "send_ms": 5, "offset": 11})),
+        log_row("event", None, "broker_failure", "1", "controller", 1, 1,
+                event={"type": "broker_failure", "broker_id": "1", "event_ms": 9,
+                       "subject_broker_id": 3}),
+    ]  # fmt: skip
     batch = decode_rows(rows).batch
     assert [(p.partition, p.seq, p.offset) for p in batch.probes] == [(1, 7, 11)]
     assert [(e.type, e.subject_broker_id) for e in batch.events] == [("broker_failure", 3)]

@@ -47,7 +47,7 @@ def test_failures_by_error_class_and_availability() -> None:
 
 def test_old_outcomes_leave_the_window_and_acks1_is_not_counted() -> None:
     d = WritePath(JobConfig(window_s=60, slide_s=10))
-    d.fold(batch(outcomes=[failed(0, 1, T0, "Timeout"), ok(0, 2, T0, acks="1")]), 0.0)
+    d.fold(batch(outcomes=[failed(0, 1, T0, "NotLeaderOrFollower"), ok(0, 2, T0, acks="1")]), 0.0)
     assert by_name(d.signals(0.0), "canary_sends")[labels()].value == 1
     d.fold(batch(outcomes=[ok(0, 3, T0 + 55_000)]), 55.0)  # window [T0, T0+60 s): still in
     assert by_name(d.signals(55.0), "canary_sends")[labels()].value == 2
@@ -55,6 +55,42 @@ def test_old_outcomes_leave_the_window_and_acks1_is_not_counted() -> None:
     s = d.signals(61.0)
     assert by_name(s, "canary_sends")[labels()].value == 2
     assert by_name(s, "canary_availability_ratio")[labels()].value == 1.0
+
+
+def test_a_dead_follower_does_not_fail_the_leaders_it_follows() -> None:
+    """Broker 3 dies: acks=all probes to every partition time out (broker 3 follows them all)
+    until the controller removes it from the ISR, but acks=1 probes to brokers 1 and 2 are
+    acknowledged: only broker 3, whose own acks=1 probe fails too, loses availability."""
+    d = WritePath(JobConfig())
+    outcomes = []
+    for i, leader in enumerate((1, 2, 3)):
+        for t in range(0, 6_000, 1_000):
+            outcomes.append(failed(i, t, T0 + t + 5, "Timeout", leader=leader))
+            if leader == 3:
+                outcomes.append(failed(i, 100 + t, T0 + t, "Timeout", leader=3, acks="1"))
+            else:
+                outcomes.append(ok(i, 100 + t, T0 + t, acks="1", leader=leader))
+    d.fold(batch(outcomes=outcomes), 0.0)
+    s = d.signals(1.0)
+    ratio = by_name(s, "canary_availability_ratio")
+    assert ratio[labels(broker_id=3)].value == 0.0
+    assert labels(broker_id=1) not in ratio and labels(broker_id=2) not in ratio
+    assert ratio[labels()].details == {"failures": {"Timeout": 6}, "sends": 6}
+    waits = by_name(s, "canary_follower_wait_failures")[labels()]
+    assert waits.value == 12 and waits.details == {"partitions": [0, 1]}
+
+
+def test_a_hung_leader_fails_both_acks_modes_and_is_its_own_failure() -> None:
+    d = WritePath(JobConfig())
+    d.fold(batch(outcomes=[failed(0, 1, T0, "Timeout", leader=1),
+                           failed(0, 2, T0 + 3, "Timeout", leader=1, acks="1"),
+                           failed(1, 3, T0, "NotEnoughReplicas", leader=2),
+                           ok(1, 4, T0 + 2, acks="1", leader=2)]), 0.0)  # fmt: skip
+    s = d.signals(1.0)
+    ratio = by_name(s, "canary_availability_ratio")
+    assert ratio[labels(broker_id=1)].value == 0.0
+    assert ratio[labels(broker_id=2)].value == 0.0, "the leader's own answer: not a wait"
+    assert by_name(s, "canary_follower_wait_failures")[labels()].value == 0
 
 
 def test_state_round_trip_gives_the_same_signals() -> None:
