@@ -6,8 +6,8 @@ measured interval, after a warm-up; batch durations = ``kafka_health_job_batch_d
 each time ``kafka_health_job_last_batch_timestamp_seconds`` moves (the listener's
 ``StreamingQueryProgress.batchDuration``), per query, with the mean of each phase of
 ``durationMs`` (``kafka_health_job_batch_phase_seconds``) and of each step of the
-``foreachBatch`` body (``kafka_health_job_batch_step_seconds``, shown as ``addBatch.STEP``). ``--code`` runs another checkout's
-``src`` (e.g. the job before a change) with this harness.
+``foreachBatch`` body (``kafka_health_job_batch_step_seconds``, shown as ``addBatch.STEP``).
+``--code`` runs another checkout's ``src`` (e.g. the job before a change) with this harness.
 
     .venv/bin/python benchmarks/idle_cpu.py [--seconds 180] [--warmup 90] [--code DIR]
 """

@@ -471,7 +471,7 @@ class JobConfig:
     availability_window_s: float = 20.0
     """Canary availability is over this last part of the window (fast to page and to clear)."""
     watermark_s: float = 30.0
-    trigger_interval_s: float = 5.0
+    trigger_interval_s: float = 2.0
     canary_trigger_interval_s: float = 10.0
     """The canary query's trigger: it feeds only the loss verdicts, which wait loss_grace_s."""
     starting_offsets: Literal["latest", "earliest"] = "latest"
@@ -692,7 +692,7 @@ class AlertingConfig:
     gone. The job publishes full snapshots: its series go at once, and a stale source's values
     are left out of them by the job (``signal_stale``)."""
     group_by: list[str] = field(default_factory=lambda: ["broker_id"])
-    group_wait_s: float = 3.0
+    group_wait_s: float = 2.0
     """The first page's wait when a cause could still explain its alerts: a cause seen within
     it is on the first page; one seen later updates the same incident at once."""
     root_group_wait_s: float = 1.0

@@ -96,7 +96,9 @@ def healthy_reason(
 
     Criterion: every broker process runs; every query of the job completed a batch within
     ``BATCH_FRESH_S``; the job reports every broker's canary
-    availability, and the cluster's, at 100 %; no under-replicated or under-min-ISR partition;
+    availability, and the cluster's, at 100 %; every broker leads a canary partition again (a
+    broker back from a fault leads nothing until the preferred leader election: faulting it
+    then would test a follower, not a leader); no under-replicated or under-min-ISR partition;
     no leader election in its window; no incident open at the receiver.
     """
     stopped = [n.broker_id for n in cluster.nodes if process_state(n.pid) != "running"]
@@ -122,6 +124,14 @@ def healthy_reason(
     missing = [n.broker_id for n in cluster.nodes if per_broker.get(str(n.broker_id)) != 1.0]
     if missing:
         return f"canary availability below 100 % or unknown for brokers {missing}"
+    leading = {
+        dict(lbl).get("broker_id")
+        for (name, lbl), _ in metrics.items()
+        if name == "kafka_health_canary_partition_silent_seconds"
+    }
+    leaderless = [n.broker_id for n in cluster.nodes if str(n.broker_id) not in leading]
+    if leaderless:
+        return f"brokers leading no canary partition: {leaderless}"
     for name in ("under_replicated_partitions", "under_min_isr_partitions"):
         value = metrics.get((f"kafka_health_{name}", ()), 0.0)
         if value:

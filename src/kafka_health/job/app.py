@@ -72,6 +72,9 @@ class MonitorJob:
         self.checkpoint = checkpoints / QUERY
         self.canary_checkpoint = self.checkpoint / "canary-query"
         self.state_path = self.checkpoint / "detectors" / "state.json"
+        # One task per core reads the batch: at idle a batch holds a few dozen records over
+        # every partition of the transport's topics, and a task per partition costs ~0.1 s.
+        self._parallelism = max(1, int(spark.sparkContext.defaultParallelism))
         self._publish_lock = threading.Lock()
         self._state_lock = threading.Lock()
         self.available_now = False  # process what is there, then stop (tests, backfills)
@@ -151,7 +154,7 @@ class MonitorJob:
         # foreachBatch the executed RDD of the query's plan), so this plans in milliseconds
         # and reads and parses the batch once; dead letters (rare) read it again.
         with timer.step("plan"):
-            rows = driver_rows(batch, self.config)
+            rows = driver_rows(batch.coalesce(self._parallelism), self.config)
         with timer.step("collect"):
             collected = rows.collect()
         with timer.step("decode"):

@@ -147,7 +147,7 @@ def test_a_short_group_wait_does_not_page_before_the_shutdown_line(
 ) -> None:
     """The shutdown line is logged before the broker goes away, so it normally arrives with or
     before the first symptom; even arriving ``lag`` s after it (another query's batch), inside
-    group_wait_s (3 s), the symptom is judged as maintenance before its first page."""
+    group_wait_s (2 s), the symptom is judged as maintenance before its first page."""
     h = Harness(tmp_path)
 
     def signals(t: float) -> list[Signal]:

@@ -56,7 +56,7 @@ def test_freeze_pages_at_once_then_the_same_incident_names_the_gc_and_resolves(
     resolved = notes[-1]
 
     # 1. The symptom, within the budget, with what may cause it.
-    assert first.created_at - T0 == 7.0, "seen at 4, group_wait_s 3"
+    assert first.created_at - T0 == 6.0, "seen at 4, group_wait_s 2"
     [symptom] = first.alerts
     assert symptom.labels["alertname"] == "CanaryWriteFailure"
     assert "hung or paused" in symptom.annotations["candidates"]
@@ -138,7 +138,7 @@ def test_a_stale_canary_pages_blindness_and_holds_its_alerts(tmp_path: Path) -> 
                         source="canary")])  # fmt: skip
     assert h.firing("CanaryWriteFailure"), "held: its values are unknown, not healthy"
     blind = [n for n in h.pages() if n.alerts[0].labels["alertname"] == "MonitorBlind"]
-    assert len(blind) == 1 and blind[0].created_at - T0 == 64.0, "group_wait 3 s, 2 s ticks"
+    assert len(blind) == 1 and blind[0].created_at - T0 == 62.0, "group_wait 2 s, 2 s ticks"
     summary = blind[0].alerts[0].annotations["summary"]
     assert summary.startswith("kafka-health sees no new canary data"), summary
     assert h.resolutions() == []

@@ -111,3 +111,32 @@ def test_a_scenario_that_raises_is_an_error_and_the_next_one_runs(tmp_path: Path
     assert result.missed
     assert cleaned.is_set()
     assert "injection failed" in (tmp_path / "errors.log").read_text()
+
+
+def test_steady_state_waits_until_every_broker_leads_a_canary_partition_again() -> None:
+    """A broker back from a fault leads nothing until the preferred leader election; faulting
+    it then would test a follower. (This process stands in for the three brokers.)"""
+    import os
+    import time
+    from types import SimpleNamespace
+
+    from kafka_health.faults.runner import healthy_reason
+
+    nodes = [SimpleNamespace(broker_id=b, pid=os.getpid()) for b in (1, 2, 3)]
+    cluster: Any = SimpleNamespace(nodes=nodes)
+    receiver: Any = SimpleNamespace(open_groups=lambda: set())
+    metrics = {
+        ("kafka_health_job_last_batch_timestamp", (("query", "monitor"),)): time.time(),
+        ("kafka_health_canary_availability_ratio", ()): 1.0,
+        **{("kafka_health_canary_availability_ratio", (("broker_id", b),)): 1.0 for b in "123"},
+        **{
+            ("kafka_health_canary_partition_silent_seconds",
+             (("broker_id", leader), ("partition", str(p)))): 0.0
+            for p, leader in enumerate("121")
+        },
+    }  # fmt: skip
+    assert healthy_reason(cluster, metrics, receiver) == "brokers leading no canary partition: [3]"
+    metrics[
+        ("kafka_health_canary_partition_silent_seconds", (("broker_id", "3"), ("partition", "2")))
+    ] = 0.0
+    assert healthy_reason(cluster, metrics, receiver) is None
