@@ -174,10 +174,14 @@ def driver_rows(batch: DataFrame, config: MonitorConfig) -> DataFrame:
     ))  # fmt: skip
     event_json = F.to_json(F.struct(*EVENT_COLUMNS))
     tagged = decoded.select(
-        F.when(is_event, "event").when(is_outcome, "outcome").when(is_cluster, "cluster")
+        F.when(is_event, "event")
+        .when(is_outcome, "outcome")
+        .when(is_cluster, "cluster")
         .alias("tag"),
-        F.when(is_event, event_json).when(is_outcome, outcome_json)
-        .when(is_cluster, cluster_json).alias("payload"),
+        F.when(is_event, event_json)
+        .when(is_outcome, outcome_json)
+        .when(is_cluster, cluster_json)
+        .alias("payload"),
         *[F.when(is_log, F.col(c)).alias(c) for c in ("outcome", "reason", "type", "broker_id")],
         F.when(is_log, F.col("kind")).alias("log_kind"),
         F.when(is_log, F.col("n_lines")).alias("n_lines"),

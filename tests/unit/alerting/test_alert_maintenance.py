@@ -27,6 +27,8 @@ def rolling_restart(starts: dict[int, float], down_s: float = 60.0) -> Signals:
             if start <= t < start + 60:
                 out.append(sig("controlled_shutdowns", 1, t, broker_id=b))
             out.append(sig("canary_availability_ratio", 0.1 if away else 1.0, t, broker_id=b))
+            if not away:  # a running broker writes its server.log
+                out.append(sig("log_stream_age_seconds", 1, t, broker_id=b, kind="server"))
             if away:
                 out += [
                     sig(
