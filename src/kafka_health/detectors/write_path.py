@@ -11,6 +11,12 @@ it is left out of the leader's availability (and the cluster's) and counted as
 ``canary_follower_wait_failures`` instead, so a dead broker does not page for the brokers it
 follows.
 
+A probe refused with NotLeader by its leader at send time, when a probe of the same partition
+sent within ``MOVE_MS`` after it was acknowledged by another leader, saw leadership move (a
+preferred leader election after a broker came back, a controlled shutdown): it is counted
+among the failures by error class, but not in the availability of the broker it was sent to.
+Elections themselves are what LeaderElectionStorm watches.
+
 Availability (``canary_availability_ratio``) is over the last ``availability_window_s`` (20 s)
 of that window only: two failed probes of a partition's twenty page at once, and a broker that
 answers again is available again 20 s later, not a minute later.
@@ -35,6 +41,13 @@ MATCH_MS = 1000
 leader at that time (the canary sends both in the same round, every ``interval_s``)."""
 WAIT_ERRORS = frozenset({"Timeout", "KafkaTimeoutError", "RequestTimedOut", "RequestTimedOutError"})
 """Failures of an acks=all probe that a follower still in the ISR can cause."""
+NOT_LEADER_ERRORS = frozenset({
+    "NotLeaderForPartition", "NotLeaderForPartitionError", "NotLeaderForPartitionException",
+    "NotLeaderOrFollower", "NotLeaderOrFollowerError", "NotLeaderOrFollowerException",
+})  # fmt: skip
+MOVE_MS = 10_000
+"""A probe refused with NotLeader by a broker that then led the partition no more: within
+this long a probe to the same partition was acknowledged by another leader."""
 
 
 class WritePath:
@@ -92,6 +105,7 @@ class WritePath:
                 scopes.setdefault(key, []).append(k)
         out: list[Signal] = []
         recent = end - round(self._job.availability_window_s * 1000)
+        moved = self._moved(start, end)
         for (broker, partition), kept in sorted(scopes.items(), key=lambda s: str(s[0])):
             scope: dict[str, str | int] = {}
             if broker is not None:
@@ -100,7 +114,7 @@ class WritePath:
                 scope["partition"] = partition
             out += _latency_signals(scope, kept, at)
             if partition is None:
-                out += _availability_signals(scope, kept, at, recent)
+                out += _availability_signals(scope, kept, at, recent, moved)
         recent_waits = [k for k in waits if k[0] >= recent]
         details = {"partitions": sorted({k[5] for k in recent_waits})}
         out.append(
@@ -108,6 +122,20 @@ class WritePath:
                    details)
         )  # fmt: skip
         return out
+
+    def _moved(self, start: int, end: int) -> set[int]:
+        """ids of the window's NotLeader failures whose partition was then acknowledged by
+        another leader within ``MOVE_MS``."""
+        acked: dict[int, list[tuple[int, str]]] = {}
+        for k in self._kept:
+            if k[1] and start <= k[0] < end:
+                acked.setdefault(k[5], []).append((k[0], k[6]))
+        return {
+            id(k) for k in self._kept
+            if not k[1] and k[4] in NOT_LEADER_ERRORS and start <= k[0] < end
+            and any(k[0] < s <= k[0] + MOVE_MS and leader != k[6]
+                    for s, leader in acked.get(k[5], ()))
+        }  # fmt: skip
 
     def _waited_on_follower(self, k: _Kept) -> bool:
         """An acks=all timeout while an acks=1 probe to the same leader was acknowledged."""
@@ -141,15 +169,16 @@ def _latency_signals(scope: dict[str, str | int], kept: list[_Kept], at: float) 
 
 
 def _availability_signals(
-    scope: dict[str, str | int], kept: list[_Kept], at: float, recent_ms: int
-) -> list[Signal]:
+    scope: dict[str, str | int], kept: list[_Kept], at: float, recent_ms: int,
+    moved: frozenset[int] | set[int] = frozenset(),
+) -> list[Signal]:  # fmt: skip
     failures = _failures(kept)
     out = [Signal("canary_sends", labels(**scope), float(len(kept)), at)]
     for error, count in sorted(failures.items()):
         out.append(
             Signal("canary_send_failures", labels(**scope, error_class=error), float(count), at)
         )
-    latest = [k for k in kept if k[0] >= recent_ms]
+    latest = [k for k in kept if k[0] >= recent_ms and id(k) not in moved]
     failed = _failures(latest)
     sends = len(latest)
     ratio = 1.0 if sends == 0 else (sends - sum(failed.values())) / sends

@@ -113,3 +113,24 @@ def test_availability_is_over_the_last_20_s_so_a_broker_back_is_available_again_
     ratio = by_name(s, "canary_availability_ratio")[labels(broker_id=3)]
     assert ratio.value == 1.0, "... but not in its last 20 s"
     assert ratio.details == {"failures": {}, "sends": 11}, "sends at T0+20 s .. T0+30 s"
+
+
+def test_a_leader_that_handed_its_partition_on_is_not_failing() -> None:
+    """After broker 3 came back, the preferred leader election moved partition 2 from broker
+    1 back to 3: the probes broker 1 refused with NotLeader in between are leadership moving,
+    not broker 1 failing (seen in the fault suite as a CanaryWriteFailure for broker 1 after
+    a thaw). A NotLeader with no other leader acknowledging afterwards still counts."""
+    d = WritePath(JobConfig())
+    d.fold(batch(outcomes=[ok(2, 1, T0, leader=1),
+                           failed(2, 2, T0 + 1000, "NotLeaderOrFollower", leader=1),
+                           failed(2, 3, T0 + 2000, "NotLeaderOrFollower", leader=1),
+                           ok(2, 4, T0 + 3000, leader=3),
+                           failed(0, 5, T0 + 1000, "NotLeaderOrFollower", leader=2),
+                           failed(0, 6, T0 + 2000, "NotLeaderOrFollower", leader=2),
+                           ok(0, 7, T0 + 3000, leader=2)]), 0.0)  # fmt: skip
+    s = d.signals(1.0)
+    ratio = by_name(s, "canary_availability_ratio")
+    assert ratio[labels(broker_id=1)].value == 1.0
+    assert ratio[labels(broker_id=2)].value == pytest.approx(1 / 3), "no other leader took it"
+    failures = by_name(s, "canary_send_failures")
+    assert failures[labels(broker_id=1, error_class="NotLeaderOrFollower")].value == 2
