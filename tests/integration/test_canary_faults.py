@@ -90,6 +90,10 @@ def rig(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rig]:
                 "manage_interval_s": 3,
                 "metrics_host": "127.0.0.1",
                 "metrics_port": 0,
+                # These tests count one acks=all probe per partition and round; the acks=1
+                # probes (on by default) are covered by test_canary_transport and the CLI
+                # test below, and their use by tests/unit/job/test_detector_write_path.py.
+                "acks1_probe": False,
             },
             "cluster_state": {"interval_s": 2},
         }
