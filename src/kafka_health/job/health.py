@@ -51,7 +51,7 @@ class QueryHealth:
     phases_s: dict[str, float] = field(default_factory=dict)
     """Where the last batch's time went (``durationMs``: latestOffset, addBatch, ...)."""
     steps_s: dict[str, float] = field(default_factory=dict)
-    """Where the last batch's ``foreachBatch`` body went (checkpoint, collect, fold, ...)."""
+    """Where the last batch's ``foreachBatch`` body went (plan, collect, fold, save, ...)."""
 
 
 BATCH_PHASES = (
@@ -213,29 +213,32 @@ class JobHealth(Collector):
                 if value is not None:
                     family.add_metric([name], float(value))
             yield family
-        phases = GaugeMetricFamily(
+        yield _per_query_seconds(
             "kafka_health_job_batch_phase_seconds",
             "time the last batch spent in each phase of StreamingQueryProgress.durationMs",
-            labels=["query", "phase"],
-        )
-        for name, health in sorted(queries.items()):
-            for phase, seconds in health.phases_s.items():
-                phases.add_metric([name, phase], seconds)
-        yield phases
-        steps = GaugeMetricFamily(
+            "phase", {name: h.phases_s for name, h in queries.items()},
+        )  # fmt: skip
+        yield _per_query_seconds(
             "kafka_health_job_batch_step_seconds",
             "time the last batch's foreachBatch body spent in each of its steps",
-            labels=["query", "step"],
-        )
-        for name, health in sorted(queries.items()):
-            for step, seconds in health.steps_s.items():
-                steps.add_metric([name, step], seconds)
-        yield steps
+            "step", {name: h.steps_s for name, h in queries.items()},
+        )  # fmt: skip
         for suffix, (text, get) in counters.items():
             counter = CounterMetricFamily(f"kafka_health_job_{suffix}", text, labels=["query"])
             for name, health in sorted(queries.items()):
                 counter.add_metric([name], float(get(health) or 0.0))
             yield counter
+
+
+def _per_query_seconds(
+    name: str, text: str, part: str, seconds: dict[str, dict[str, float]]
+) -> GaugeMetricFamily:
+    """A gauge of seconds per (query, ``part``) of each query's last batch."""
+    family = GaugeMetricFamily(name, text, labels=["query", part])
+    for query, parts in sorted(seconds.items()):
+        for key, value in parts.items():
+            family.add_metric([query, key], value)
+    return family
 
 
 # Kafka's client exceptions (and Spark's wrappers of them) mean the transport cannot be read.

@@ -100,9 +100,11 @@ def test_a_batch_s_phases_are_exported_in_seconds() -> None:
         durationMs={"latestOffset": 40, "addBatch": 1200, "triggerExecution": 1500, "other": 9},
     )  # fmt: skip
     health.on_progress(progress)
+    health.on_steps("monitor", {"plan": 0.25, "collect": 1.0})
     registry = CollectorRegistry()
     registry.register(health)
     text = generate_latest(registry).decode()
     assert 'kafka_health_job_batch_phase_seconds{phase="addBatch",query="monitor"} 1.2' in text
     assert 'phase="latestOffset",query="monitor"} 0.04' in text
     assert 'phase="other"' not in text, "only the known phases: a bounded label set"
+    assert 'kafka_health_job_batch_step_seconds{query="monitor",step="collect"} 1.0' in text
