@@ -59,9 +59,13 @@ def holder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
 
 
 def started_count(base: Path) -> int:
-    """How often broker 2 has logged that it started (its registration outlives a kill)."""
-    log = (base / "broker-2" / "logs" / "server.log").read_text("utf-8", errors="replace")
-    return log.count("Transition from STARTING to STARTED")
+    """How often broker 2 has logged that it started (its registration outlives a kill).
+
+    Counted over ``server.log`` and its hourly rollovers (``server.log.YYYY-MM-DD-HH``): a run
+    that crosses the hour finds the earlier starts in the rolled file, not in ``server.log``."""
+    logs = sorted((base / "broker-2" / "logs").glob("server.log*"))
+    text = "".join(log.read_text("utf-8", errors="replace") for log in logs)
+    return text.count("Transition from STARTING to STARTED")
 
 
 def states(cluster: LocalCluster) -> dict[int, str]:
