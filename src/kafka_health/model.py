@@ -88,9 +88,10 @@ SIGNALS: dict[str, SignalSpec] = {
               "acks=all probes that timed out while their leader acknowledged acks=1 probes "
               "(held back by a follower in the ISR), in the availability window"),
         # 3. Lost and duplicated writes.
-        _spec("canary_lost_writes", Unit.COUNT, "partition acks",
-              "acknowledged canary sequence numbers absent from the topic after the grace period"),
-        _spec("canary_duplicate_writes", Unit.COUNT, "partition acks",
+        _spec("canary_lost_writes", Unit.COUNT, "broker_id partition acks",
+              "acknowledged canary sequence numbers absent from the topic after the grace period "
+              "(broker_id: the leader that acknowledged them)"),
+        _spec("canary_duplicate_writes", Unit.COUNT, "broker_id partition acks",
               "canary sequence numbers seen at two offsets"),
         # 4. ISR state (details: the partitions).
         _spec("under_replicated_partitions", Unit.GAUGE, "broker_id",

@@ -1,11 +1,13 @@
 """Lost and duplicated canary writes: acknowledged sequence numbers versus the canary topic.
 
-Each probe (canary_id, partition, seq, acks) collects its acknowledgement (an ``ok`` outcome)
-and its appearances in the canary topic (distinct offsets). Its verdict is final once the
-event-time watermark has passed the end of its ``slide_s`` slot: acknowledged but never seen is
-a lost acknowledged write, seen at two offsets a duplicate. Records older than the watermark
-are late and ignored (the verdict was given). Anomalies are reported for
-``loss_report_window_s`` after they were found.
+Each probe (canary_id, partition, seq, acks) collects its acknowledgement (an ``ok`` outcome,
+with the leader that gave it) and its appearances in the canary topic (distinct offsets). Its
+verdict is final once the event-time watermark has passed the end of its ``slide_s`` slot:
+acknowledged but never seen is a lost acknowledged write, seen at two offsets a duplicate.
+Records older than the watermark are late and ignored (the verdict was given). Anomalies are
+reported for ``loss_report_window_s`` after they were found, labelled with the broker that
+acknowledged the write (``broker_id``; ``unknown`` when the canary did not know the leader):
+acks=1 writes lost when a leader died or hung belong to that broker's incident, not a second.
 
 The two inputs come through different reads (outcomes from the transport, the canary topic
 from the monitored cluster, which stalls while a leader is dead or hung), so the watermark is
@@ -27,6 +29,7 @@ from kafka_health.model import Signal, labels
 _Key = tuple[str, int, int, str]
 
 UNJUDGED_AFTER_S = 900.0
+UNKNOWN_BROKER = "unknown"
 
 
 class Loss:
@@ -34,9 +37,11 @@ class Loss:
 
     def __init__(self, job: JobConfig) -> None:
         self._job = job
-        self._pending: dict[_Key, list[Any]] = {}  # key -> [acked, offsets, send_ms]
+        # key -> [acked, offsets, send_ms, acknowledging broker]
+        self._pending: dict[_Key, list[Any]] = {}
         self._watermark_ms = 0
         self._found: dict[tuple[str, int, int, str, str], float] = {}  # key + kind -> found at
+        self._brokers: dict[tuple[str, int, int, str, str], str] = {}  # key + kind -> broker
         self._newest: dict[str, int] = {}  # input ("outcomes", "probes") -> newest send_ms
         self.unjudged = 0
 
@@ -45,7 +50,9 @@ class Loss:
         for o in batch.outcomes:
             self._advance("outcomes", o.send_ms)
             if o.ok and o.send_ms >= late_before:
-                self._entry((o.canary_id, o.partition, o.seq, o.acks), o.send_ms)[0] = True
+                entry = self._entry((o.canary_id, o.partition, o.seq, o.acks), o.send_ms)
+                entry[0] = True
+                entry[3] = UNKNOWN_BROKER if o.leader is None else str(o.leader)
         for p in batch.probes:
             self._advance("probes", p.send_ms)
             if p.send_ms >= late_before:
@@ -58,25 +65,26 @@ class Loss:
             self._watermark_ms = max(self._watermark_ms, slowest - grace_ms)
         slide_ms = round(self._job.slide_s * 1000)
         horizon_ms = max(self._newest.values(), default=0) - round(UNJUDGED_AFTER_S * 1000)
-        for key, (acked, offsets, send_ms) in list(self._pending.items()):
+        for key, (acked, offsets, send_ms, broker) in list(self._pending.items()):
             if (send_ms // slide_ms + 1) * slide_ms > self._watermark_ms:
                 if send_ms < horizon_ms:
                     del self._pending[key]
                     self.unjudged += 1
                 continue
             del self._pending[key]
-            if acked and not offsets:
-                self._found.setdefault((*key, "lost"), now)
-            elif len(offsets) > 1:
-                self._found.setdefault((*key, "duplicate"), now)
+            kind = "lost" if acked and not offsets else "duplicate" if len(offsets) > 1 else None
+            if kind is not None:
+                self._found.setdefault((*key, kind), now)
+                self._brokers.setdefault((*key, kind), broker)
         oldest = now - self._job.loss_report_window_s
         self._found = {k: at for k, at in self._found.items() if at >= oldest}
+        self._brokers = {k: b for k, b in self._brokers.items() if k in self._found}
 
     def _advance(self, source: str, send_ms: int) -> None:
         self._newest[source] = max(self._newest.get(source, send_ms), send_ms)
 
     def _entry(self, key: _Key, send_ms: int) -> list[Any]:
-        entry = self._pending.setdefault(key, [False, [], send_ms])
+        entry = self._pending.setdefault(key, [False, [], send_ms, UNKNOWN_BROKER])
         entry[2] = max(entry[2], send_ms)
         return entry
 
@@ -86,14 +94,16 @@ class Loss:
 
     def signals(self, now: float) -> list[Signal]:
         oldest = now - self._job.loss_report_window_s
-        grouped: dict[tuple[str, int, str], list[int]] = {}
-        for (_canary, partition, seq, acks, kind), at in self._found.items():
+        grouped: dict[tuple[str, int, str, str], list[int]] = {}
+        for key, at in self._found.items():
+            _canary, partition, seq, acks, kind = key
             if at >= oldest:
-                grouped.setdefault((kind, partition, acks), []).append(seq)
+                broker = self._brokers.get(key, UNKNOWN_BROKER)
+                grouped.setdefault((kind, partition, acks, broker), []).append(seq)
         out = []
-        for (kind, partition, acks), seqs in sorted(grouped.items()):
+        for (kind, partition, acks, broker), seqs in sorted(grouped.items()):
             name = "canary_lost_writes" if kind == "lost" else "canary_duplicate_writes"
-            scope = labels(partition=partition, acks=acks)
+            scope = labels(partition=partition, acks=acks, broker_id=broker)
             out.append(Signal(name, scope, float(len(seqs)), now, {"seqs": sorted(seqs)}))
         return out
 
@@ -101,20 +111,25 @@ class Loss:
         return {
             "pending": [[*k, *v] for k, v in self._pending.items()],
             "watermark_ms": self._watermark_ms,
-            "found": [[*k, at] for k, at in self._found.items()],
+            "found": [
+                [*k, at, self._brokers.get(k, UNKNOWN_BROKER)] for k, at in self._found.items()
+            ],
             "newest": dict(self._newest),
             "unjudged": self.unjudged,
         }
 
     def restore(self, state: dict[str, Any]) -> None:
         self._pending = {
-            (c, int(p), int(s), a): [bool(acked), list(offsets), int(send)]
-            for c, p, s, a, acked, offsets, send in state.get("pending", [])
+            (c, int(p), int(s), a): [bool(acked), list(offsets), int(send), str(broker)]
+            for c, p, s, a, acked, offsets, send, *rest in state.get("pending", [])
+            for broker in rest[:1] or [UNKNOWN_BROKER]
         }
         self._watermark_ms = int(state.get("watermark_ms", 0))
-        self._found = {
-            (c, int(p), int(s), a, kind): float(at)
-            for c, p, s, a, kind, at in state.get("found", [])
-        }
+        found = [
+            ((c, int(p), int(s), a, kind), float(at), str((rest or [UNKNOWN_BROKER])[0]))
+            for c, p, s, a, kind, at, *rest in state.get("found", [])
+        ]
+        self._found = {key: at for key, at, _broker in found}
+        self._brokers = {key: broker for key, _at, broker in found}
         self._newest = {k: int(v) for k, v in state.get("newest", {}).items()}
         self.unjudged = int(state.get("unjudged", 0))

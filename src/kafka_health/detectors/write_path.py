@@ -24,7 +24,7 @@ answers again is available again 20 s later, not a minute later.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from kafka_health.config import JobConfig
 from kafka_health.detectors.inputs import Batch
@@ -33,8 +33,18 @@ from kafka_health.model import Signal, labels
 
 QUANTILES = (0.5, 0.95, 0.99)
 
-# A kept outcome: [send_ms, ok, latency_s, append_delay_s, error, partition, broker]
-_Kept = list[Any]
+
+class _Kept(NamedTuple):
+    """An acks=all outcome kept for the window (stored as a list in the detector's state)."""
+
+    send_ms: int
+    ok: bool
+    latency_s: float | None
+    append_delay_s: float | None
+    error: str | None
+    partition: int
+    broker: str
+
 
 MATCH_MS = 1000
 """An acks=1 probe sent this close to an acks=all probe of the same partition vouches for the
@@ -71,10 +81,10 @@ class WritePath:
             broker = "unknown" if o.leader is None else str(o.leader)
             error = None if o.ok else (o.error or "Unknown")
             latency = o.latency_s if o.ok else None
-            self._kept.append([o.send_ms, o.ok, latency, append, error, o.partition, broker])
+            self._kept.append(_Kept(o.send_ms, o.ok, latency, append, error, o.partition, broker))
             self._latest_send_ms = max(self._latest_send_ms, o.send_ms)
         start = window_start_ms(self.window_end_ms(), self._job.window_s)
-        self._kept = [k for k in self._kept if k[0] >= start]
+        self._kept = [k for k in self._kept if k.send_ms >= start]
         self._acks1_ok = {
             p: kept for p, sends in self._acks1_ok.items()
             if (kept := [s for s in sends if s >= start - MATCH_MS])
@@ -96,12 +106,12 @@ class WritePath:
         scopes: dict[tuple[str | None, int | None], list[_Kept]] = {}
         waits: list[_Kept] = []
         for k in self._kept:
-            if not start <= k[0] < end:
+            if not start <= k.send_ms < end:
                 continue
             if self._waited_on_follower(k):
                 waits.append(k)
                 continue
-            for key in ((None, None), (k[6], None), (k[6], k[5])):
+            for key in ((None, None), (k.broker, None), (k.broker, k.partition)):
                 scopes.setdefault(key, []).append(k)
         out: list[Signal] = []
         recent = end - round(self._job.availability_window_s * 1000)
@@ -115,8 +125,8 @@ class WritePath:
             out += _latency_signals(scope, kept, at)
             if partition is None:
                 out += _availability_signals(scope, kept, at, recent, moved)
-        recent_waits = [k for k in waits if k[0] >= recent]
-        details = {"partitions": sorted({k[5] for k in recent_waits})}
+        recent_waits = [k for k in waits if k.send_ms >= recent]
+        details = {"partitions": sorted({k.partition for k in recent_waits})}
         out.append(
             Signal("canary_follower_wait_failures", labels(), float(len(recent_waits)), at,
                    details)
@@ -128,38 +138,42 @@ class WritePath:
         another leader within ``MOVE_MS``."""
         acked: dict[int, list[tuple[int, str]]] = {}
         for k in self._kept:
-            if k[1] and start <= k[0] < end:
-                acked.setdefault(k[5], []).append((k[0], k[6]))
+            if k.ok and start <= k.send_ms < end:
+                acked.setdefault(k.partition, []).append((k.send_ms, k.broker))
         return {
             id(k) for k in self._kept
-            if not k[1] and k[4] in NOT_LEADER_ERRORS and start <= k[0] < end
-            and any(k[0] < s <= k[0] + MOVE_MS and leader != k[6]
-                    for s, leader in acked.get(k[5], ()))
+            if not k.ok and k.error in NOT_LEADER_ERRORS and start <= k.send_ms < end
+            and any(k.send_ms < s <= k.send_ms + MOVE_MS and leader != k.broker
+                    for s, leader in acked.get(k.partition, ()))
         }  # fmt: skip
 
     def _waited_on_follower(self, k: _Kept) -> bool:
         """An acks=all timeout while an acks=1 probe to the same leader was acknowledged."""
-        if k[1] or k[4] not in WAIT_ERRORS:
+        if k.ok or k.error not in WAIT_ERRORS:
             return False
-        return any(abs(s - k[0]) <= MATCH_MS for s in self._acks1_ok.get(k[5], ()))
+        return any(abs(s - k.send_ms) <= MATCH_MS for s in self._acks1_ok.get(k.partition, ()))
 
     def state(self) -> dict[str, Any]:
         return {
-            "kept": self._kept,
+            "kept": [list(k) for k in self._kept],
             "acks1_ok": {str(p): sends for p, sends in self._acks1_ok.items()},
             "latest_send_ms": self._latest_send_ms,
         }
 
     def restore(self, state: dict[str, Any]) -> None:
-        self._kept = [list(k) for k in state.get("kept", [])]
+        self._kept = [_Kept(*k) for k in state.get("kept", [])]
         self._acks1_ok = {int(p): list(s) for p, s in state.get("acks1_ok", {}).items()}
         self._latest_send_ms = int(state.get("latest_send_ms", 0))
 
 
 def _latency_signals(scope: dict[str, str | int], kept: list[_Kept], at: float) -> list[Signal]:
     out = []
-    for name, column in (("canary_ack_latency_seconds", 2), ("canary_append_delay_seconds", 3)):
-        values = sorted(float(k[column]) for k in kept if k[1] and k[column] is not None)
+    fields = (
+        ("canary_ack_latency_seconds", "latency_s"),
+        ("canary_append_delay_seconds", "append_delay_s"),
+    )
+    for name, field in fields:
+        values = sorted(float(v) for k in kept if k.ok and (v := getattr(k, field)) is not None)
         if not values:
             continue
         for q in QUANTILES:
@@ -178,7 +192,7 @@ def _availability_signals(
         out.append(
             Signal("canary_send_failures", labels(**scope, error_class=error), float(count), at)
         )
-    latest = [k for k in kept if k[0] >= recent_ms and id(k) not in moved]
+    latest = [k for k in kept if k.send_ms >= recent_ms and id(k) not in moved]
     failed = _failures(latest)
     sends = len(latest)
     ratio = 1.0 if sends == 0 else (sends - sum(failed.values())) / sends
@@ -191,6 +205,7 @@ def _failures(kept: list[_Kept]) -> dict[str, int]:
     """Failed probes by error class."""
     failures: dict[str, int] = {}
     for k in kept:
-        if not k[1]:
-            failures[k[4]] = failures.get(k[4], 0) + 1
+        if not k.ok:
+            error = k.error or "Unknown"
+            failures[error] = failures.get(error, 0) + 1
     return failures

@@ -219,7 +219,9 @@ def _canary_default(ctx: FaultContext) -> None:
     ctx.monitor.start_part("canary", ctx.config_file)
 
 
-def _acks1_truth(ctx: FaultContext) -> None:
+def record_acks1_truth(ctx: FaultContext) -> None:
+    """Ground truth for this run's acks=1 writes, into ``ctx.notes`` (the judge allows
+    CanaryWritesLost when some were lost, and a run that lost some must page it)."""
     from kafka_health.faults.loss import acks1_loss
 
     truth = acks1_loss(ctx, since=ctx.injected_at - 30.0)
@@ -298,7 +300,7 @@ SCENARIOS: dict[str, Scenario] = {
             allowed=(*SYMPTOMS, "CanaryWritesLost"),
             prepare=_canary_with_acks1,
             cleanup=_canary_default,
-            verify=_acks1_truth,
+            verify=record_acks1_truth,
             settle_s=LOSS_SETTLE_S,
             needs_monitor_processes=True,
         ),

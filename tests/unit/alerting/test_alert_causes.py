@@ -284,6 +284,24 @@ def test_a_broker_failure_explains_the_stalled_canary_read(tmp_path: Path) -> No
     assert h.paged_rules() == ["BrokerFailed"], "no MonitorStalled for the canary query"
 
 
+def test_every_broker_down_explains_the_stale_cluster_state(tmp_path: Path) -> None:
+    """Seen in the fault suite (cluster-down): every broker killed for 60 s; the canary's writes
+    fail everywhere and its cluster-state snapshots stop. The stale cluster state is a symptom
+    of the fault already paged, not a second incident."""
+    h = Harness(tmp_path)
+
+    def signals(t: float) -> list[Signal]:
+        out = [sig("canary_availability_ratio", 0.0, t, broker_id=b) for b in (1, 2, 3)]
+        if t >= 23:
+            out.append(sig("signal_stale", 1, t, {"age_s": t, "stale_after_s": 20},
+                           source="cluster_state"))  # fmt: skip
+        return out
+
+    h.run(0, 120, signals)
+    assert "MonitorBlind" not in h.paged_rules()
+    assert h.alerts("MonitorBlind"), "evaluated, and muted"
+
+
 def test_a_stale_canary_topic_without_a_broker_fault_pages_blindness(tmp_path: Path) -> None:
     h = Harness(tmp_path)
     h.run(0, 30, lambda t: [sig("signal_stale", 1, t, {"age_s": 130, "stale_after_s": 120},
@@ -332,3 +350,28 @@ def test_a_symptom_giving_way_to_its_cause_keeps_the_group_s_place_in_line(
     assert "BrokerFailed" in named or "CanaryWriteFailure" in named
     if "BrokerFailed" in named:  # the cause came within the wait: it pages, naming the symptom
         assert "Canary writes fail on broker 3" in named["BrokerFailed"].annotations["explains"]
+
+
+def test_acks1_writes_lost_by_a_dead_leader_update_its_incident(tmp_path: Path) -> None:
+    """Broker 3 is killed while it leads canary partition 2: its failure pages; a minute later
+    (the loss grace period) the acks=1 writes it had acknowledged are found missing. The loss
+    is named in broker 3's incident, not paged as a second one."""
+    h = Harness(tmp_path)
+
+    def signals(t: float) -> list[Signal]:
+        out = [sig("broker_failures", 1 if t < 90 else 0, t, broker_id=3)]
+        if t < 30:
+            out.append(sig("canary_availability_ratio", 0.2, t, broker_id=3))
+        if 65 <= t < 120:
+            lost = {"seqs": [727, 729, 731]}
+            out.append(sig("canary_lost_writes", 3, t, lost, broker_id=3, partition=2, acks="1"))
+        return out
+
+    h.run(0, 400, signals)
+    [(key, notes)] = h.incidents().items()
+    assert key == '{broker_id="3"}', "one incident: broker 3's"
+    assert notes[0].reason == "first"
+    assert all(a.labels["alertname"] != "CanaryWritesLost" for a in notes[0].alerts)
+    lost = [a for n in notes[1:] for a in n.alerts if a.labels["alertname"] == "CanaryWritesLost"]
+    assert lost and lost[0].labels["broker_id"] == "3"
+    assert "acknowledged by broker 3" in lost[0].annotations["summary"]

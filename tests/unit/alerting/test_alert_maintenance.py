@@ -77,7 +77,8 @@ def _during_maintenance_of_2(extra: Signals) -> Signals:
 
 # (case, signals during broker 2's maintenance, the rule that must page or None, why)
 UNEXPECTED = [
-    ("lost write", lambda t: [sig("canary_lost_writes", 1, t, partition=0)], "CanaryWritesLost",
+    ("lost write", lambda t: [sig("canary_lost_writes", 1, t, partition=0, broker_id=3)],
+     "CanaryWritesLost",
      "a lost write is never expected"),
     ("min ISR not hosted", lambda t: [sig("under_min_isr_partitions", 1, t, partitions((1, 3)),
      broker_id=1)], "UnderMinIsr", "broker 2 holds no replica of it: unexplained"),

@@ -83,10 +83,10 @@ CASES = [
     ),
     Case(
         "5 a lost acknowledged write", "CanaryWritesLost",
-        always(lambda t: sig("canary_lost_writes", 1, t, {"lost": [37]}, partition=0)),
-        always(lambda t: sig("canary_lost_writes", 0, t, partition=0)),
-        always(lambda t: sig("canary_lost_writes", 0, t, partition=0)),
-        {}, "any lost write is critical",
+        always(lambda t: sig("canary_lost_writes", 1, t, {"lost": [37]}, partition=0, broker_id=1)),
+        always(lambda t: sig("canary_lost_writes", 0, t, partition=0, broker_id=1)),
+        always(lambda t: sig("canary_lost_writes", 0, t, partition=0, broker_id=1)),
+        {"broker_id": "1"}, "any lost write is critical; by the broker that acknowledged it",
     ),
     Case(
         "6 under min ISR", "UnderMinIsr",

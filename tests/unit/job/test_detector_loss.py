@@ -22,9 +22,9 @@ def test_lost_and_duplicate_only_after_the_grace_period() -> None:
     d.fold(batch(outcomes=[ok(0, 1000, T0 + 60_000)], probes=[probe(0, 1000, T0 + 60_000, 2000)]),
            3.0)  # fmt: skip
     s = d.signals(3.0)
-    lost = by_name(s, "canary_lost_writes")[labels(partition=0, acks="all")]
+    lost = by_name(s, "canary_lost_writes")[labels(partition=0, acks="all", broker_id="1")]
     assert lost.value == 2 and lost.details["seqs"] == [37, 64]
-    dup = by_name(s, "canary_duplicate_writes")[labels(partition=0, acks="all")]
+    dup = by_name(s, "canary_duplicate_writes")[labels(partition=0, acks="all", broker_id="1")]
     assert dup.value == 1 and dup.details["seqs"] == [50]
     assert d.lost_writes() == [(0, "all", 37), (0, "all", 64)]
 
@@ -38,6 +38,28 @@ def test_a_late_probe_copy_does_not_revive_a_verdict_and_reports_expire() -> Non
     d.fold(batch(probes=[probe(0, 1, T0, offset=7)]), 11.0)  # too late: the verdict stands
     assert d.lost_writes() == [(0, "all", 1)]
     assert by_name(d.signals(200.0), "canary_lost_writes") == {}, "reported for 100 s"
+
+
+def test_lost_writes_name_the_broker_that_acknowledged_them() -> None:
+    """acks=1 writes a leader acknowledged and then lost (it died before a follower copied
+    them) belong to that leader's incident; the state keeps the broker across a restart."""
+    d = Loss(JobConfig(loss_grace_s=5.0, slide_s=10.0))
+    acked = [ok(2, s, T0 + s * 1000, leader=3 if s < 5 else 1, acks="1") for s in range(1, 9)]
+    seen = [probe(2, s, T0 + s * 1000, offset=s, acks="1") for s in range(1, 9) if s not in (3, 4)]
+    twice = probe(2, 99, T0 + 1000, offset=50), probe(2, 99, T0 + 1000, offset=51)
+    d.fold(batch(outcomes=acked, probes=[*seen, *twice]), 1.0)
+    restored = Loss(JobConfig(loss_grace_s=5.0, slide_s=10.0))
+    restored.restore(d.state())
+    late = T0 + 60_000
+    for detector in (d, restored):
+        detector.fold(batch(outcomes=[ok(0, 1, late)], probes=[probe(0, 1, late, 1)]), 2.0)
+        s = detector.signals(2.0)
+        lost = by_name(s, "canary_lost_writes")
+        assert list(lost) == [labels(partition=2, acks="1", broker_id="3")]
+        assert lost[labels(partition=2, acks="1", broker_id="3")].details["seqs"] == [3, 4]
+        dup = by_name(s, "canary_duplicate_writes")
+        assert list(dup) == [labels(partition=2, acks="all", broker_id="unknown")]
+    assert restored.state() == d.state()
 
 
 def test_unacknowledged_probes_are_not_lost() -> None:
@@ -66,4 +88,4 @@ def test_probes_never_read_back_are_dropped_unjudged() -> None:
     d.fold(batch(outcomes=[ok(0, 1, T0)]), 1.0)
     d.fold(batch(outcomes=[ok(0, 2, T0 + 1_000_000)]), 2.0)
     assert d.lost_writes() == [] and d.unjudged == 1
-    assert d.state()["pending"] == [["c", 0, 2, "all", True, [], T0 + 1_000_000]]
+    assert d.state()["pending"] == [["c", 0, 2, "all", True, [], T0 + 1_000_000, "1"]]
