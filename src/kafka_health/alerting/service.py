@@ -62,6 +62,8 @@ from kafka_health.model import LabelSet, Signal, labels
 log = logging.getLogger(__name__)
 Clock = Callable[[], float]
 DELIVERED_RETENTION_S = 7 * 86400.0
+JOB_LIVENESS_SIGNALS = ("job_last_batch_timestamp", "job_kafka_unreachable")
+"""What the running job's own queries tell the service (not the job's published snapshots)."""
 SAVE_INTERVAL_S = 30.0
 """Alert state is saved at every change; the signal store at least this often."""
 
@@ -108,7 +110,7 @@ class AlertService:
             ttl_s=config.signal_ttl_s,
             ttl_exempt=frozenset(
                 [c.signal for c in conditions if c.transform != "value"]
-                + ["job_last_batch_timestamp", "job_kafka_unreachable"]
+                + list(JOB_LIVENESS_SIGNALS)
             ),
             history_s={c.signal: c.range_s for c in conditions if c.range_s > 0},
         )
@@ -192,6 +194,10 @@ class AlertService:
         state = read_json(self.state_dir / "state.json", {})
         self.engine.restore(state.get("alerts", []))
         self.store.restore(state.get("signals", {}), now)
+        # The previous process's queries: this one's report afresh (watch_query at their
+        # start). Kept, the last batch of a killed job paged MonitorStalled while the new
+        # one was still starting Spark (seen in the fault suite's monitor-kill).
+        self.store.forget(JOB_LIVENESS_SIGNALS)
         self.maintenance.until = {str(k): float(v) for k, v in state.get("maintenance", {}).items()}
         self.nflog = NotifyLog(self.state_dir / "nflog.json")
         told = [e.firing for e in self.nflog.entries.values()]

@@ -110,6 +110,14 @@ class SignalStore:
             key = (sig.name, sig.labels)
             self._series[key] = Series(sig, now, self._history.setdefault(key, {}))
 
+    def forget(self, names: Iterable[str]) -> None:
+        """Drop every series (and its history) of these signals."""
+        gone = set(names)
+        for key in [k for k in self._series if k[0] in gone]:
+            del self._series[key]
+        for key in [k for k in self._history if k[0] in gone]:
+            del self._history[key]
+
 
 def signal_from_json(item: dict[str, Any]) -> Signal:
     """A Signal from ``{"name", "labels": {...}, "value", "at", "details"?}``."""

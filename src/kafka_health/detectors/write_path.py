@@ -15,7 +15,10 @@ A probe refused with NotLeader by its leader at send time, when a probe of the s
 sent within ``MOVE_MS`` after it was acknowledged by another leader, saw leadership move (a
 preferred leader election after a broker came back, a controlled shutdown): it is counted
 among the failures by error class, but not in the availability of the broker it was sent to.
-Elections themselves are what LeaderElectionStorm watches.
+Until ``MOVE_MS`` of later sends have been seen that cannot be told yet, so a NotLeader refusal
+counts against availability only once no other leader acknowledged the partition within it
+(seen: the refusals of a batch paged broker 1 before the next batch showed the new leader
+acknowledging). Elections themselves are what LeaderElectionStorm watches.
 
 Availability (``canary_availability_ratio``) is over the last ``availability_window_s`` (20 s)
 of that window only: two failed probes of a partition's twenty page at once, and a broker that
@@ -115,7 +118,7 @@ class WritePath:
                 scopes.setdefault(key, []).append(k)
         out: list[Signal] = []
         recent = end - round(self._job.availability_window_s * 1000)
-        moved = self._moved(start, end)
+        moved = self._leadership_moved(start, end)
         for (broker, partition), kept in sorted(scopes.items(), key=lambda s: str(s[0])):
             scope: dict[str, str | int] = {}
             if broker is not None:
@@ -133,9 +136,9 @@ class WritePath:
         )  # fmt: skip
         return out
 
-    def _moved(self, start: int, end: int) -> set[int]:
+    def _leadership_moved(self, start: int, end: int) -> set[int]:
         """ids of the window's NotLeader failures whose partition was then acknowledged by
-        another leader within ``MOVE_MS``."""
+        another leader within ``MOVE_MS``, or that are too recent to tell."""
         acked: dict[int, list[tuple[int, str]]] = {}
         for k in self._kept:
             if k.ok and start <= k.send_ms < end:
@@ -143,8 +146,9 @@ class WritePath:
         return {
             id(k) for k in self._kept
             if not k.ok and k.error in NOT_LEADER_ERRORS and start <= k.send_ms < end
-            and any(k.send_ms < s <= k.send_ms + MOVE_MS and leader != k.broker
-                    for s, leader in acked.get(k.partition, ()))
+            and (k.send_ms + MOVE_MS > self._latest_send_ms
+                 or any(k.send_ms < s <= k.send_ms + MOVE_MS and leader != k.broker
+                        for s, leader in acked.get(k.partition, ())))
         }  # fmt: skip
 
     def _waited_on_follower(self, k: _Kept) -> bool:

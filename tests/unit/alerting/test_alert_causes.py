@@ -375,3 +375,31 @@ def test_acks1_writes_lost_by_a_dead_leader_update_its_incident(tmp_path: Path) 
     lost = [a for n in notes[1:] for a in n.alerts if a.labels["alertname"] == "CanaryWritesLost"]
     assert lost and lost[0].labels["broker_id"] == "3"
     assert "acknowledged by broker 3" in lost[0].annotations["summary"]
+
+
+def test_acks_all_held_back_by_an_unknown_follower_pages_after_45_s(tmp_path: Path) -> None:
+    """acks=all probes time out while their leaders answer acks=1 ones: a follower in the ISR
+    holds them back. Without a broker fault to name, it pages on its own, after 45 s."""
+    h = Harness(tmp_path)
+    h.run(0, 120, lambda t: [sig("canary_follower_wait_failures", 6, t, {"partitions": [0]})])
+    assert h.paged_rules() == ["CanaryAcksAllStalled"]
+    assert 45 <= h.pages()[0].created_at - T0 <= 50
+
+
+def test_a_broker_whose_writes_fail_explains_the_acks_all_stall(tmp_path: Path) -> None:
+    """Two of three KRaft brokers killed: no quorum is left to report them or shrink the
+    survivor's ISR, so its acks=all writes stall on them. The dead brokers' own canary pages
+    explain the stall: no third page."""
+    h = Harness(tmp_path)
+
+    def signals(t: float) -> list[Signal]:
+        return [
+            sig("canary_availability_ratio", 0.0, t, broker_id=2),
+            sig("canary_availability_ratio", 0.0, t, broker_id=3),
+            sig("canary_availability_ratio", 1.0, t, broker_id=1),
+            sig("canary_follower_wait_failures", 6, t, {"partitions": [0]}),
+        ]
+
+    h.run(0, 120, signals)
+    assert h.paged_rules() == ["CanaryWriteFailure", "CanaryWriteFailure"]
+    assert h.alerts("CanaryAcksAllStalled"), "evaluated, and muted"

@@ -67,6 +67,28 @@ def test_watched_query_without_batches_stalls(tmp_path: Path) -> None:
     assert not h.firing("MonitorStalled")
 
 
+def test_a_restarted_job_counts_its_stall_from_its_own_start(tmp_path: Path) -> None:
+    """``kafka-health run`` killed (kill -9) and started again: the new process needs some
+    seconds before its query starts. The old process's last batch does not page
+    MonitorStalled meanwhile; the new query's silence does."""
+    h = Harness(tmp_path)
+    h.clock.now = T0
+    h.service.watch_query("monitor")
+    for t in range(0, 30, 2):
+        h.clock.now = T0 + t
+        h.service.batch_completed("monitor")
+        h.tick(t)
+    h.restart()  # killed at 30 s; Spark starts again for 40 s: no batch, no snapshot
+    for t in range(30, 70, 1):
+        h.tick(t)
+    assert not h.firing("MonitorStalled"), "the old job's last batch is not this one's"
+    h.clock.now = T0 + 70
+    h.service.watch_query("monitor")
+    for t in range(70, 90, 1):
+        h.tick(t)
+    assert h.firing("MonitorStalled"), "the new query's own silence still pages"
+
+
 def test_kafka_unreachable_fires_without_any_batch(tmp_path: Path) -> None:
     h = Harness(tmp_path)
     h.clock.now = T0
