@@ -59,6 +59,11 @@ it, so it is called stale (and pages MonitorBlind, unless a broker fault explain
 
 MONITOR_QUERY = "monitor"
 CANARY_QUERY = "canary"
+SOURCE_QUERY = {"canary": MONITOR_QUERY, "cluster_state": MONITOR_QUERY,
+                "canary_topic": CANARY_QUERY}  # fmt: skip
+"""The query that reads each source."""
+MAX_READ_LAG_S = 60.0
+"""At most this much of a batch's own time is forgiven when judging staleness."""
 PROBE_READERS = ("loss",)
 """The detectors a batch of the canary query (probes read back from the canary topic) is
 folded into; the other detectors never see those batches."""
@@ -83,6 +88,11 @@ class SignalBoard:
     source (the canary's results, the prober's snapshots) whose newest observation is older
     than its ``stale_after`` is stale: its values are left out (unknown, not repeated) and
     ``signal_stale`` / ``signal_age_seconds`` say so. A replay of past records is not stale.
+    The time the job itself took to read and fold the last batch of the source's query (from
+    the previous batch's fold, or the query's start) is added to ``stale_after``: the first
+    batch after a start takes ~20 s here, and its records are that old when it is folded,
+    which is the job's delay (MonitorStalled), not the source's (seen: MonitorBlind for the
+    canary at every start of the fault suite).
     """
 
     def __init__(
@@ -103,6 +113,8 @@ class SignalBoard:
         # a restarted job judges staleness from what it sees again (no blindness page for the
         # seconds it was down, which its restart already explains)
         self._observed: dict[str, float] = {}
+        self._reading_since: dict[str, float] = {}  # query -> start of its current batch's read
+        self._read_lag: dict[str, float] = {}  # query -> seconds its last batch took to fold
         self._job = job
         self._clock = clock
         self._lock = threading.Lock()
@@ -126,6 +138,11 @@ class SignalBoard:
         with self._lock:
             return self.batch_ids.get(query, -1)
 
+    def query_started(self, query: str) -> None:
+        """``query`` (re)started: its next batch reads from now on."""
+        with self._lock:
+            self._reading_since[query] = self._clock()
+
     def forget_batches(self, query: str) -> None:
         """The query starts over from batch 0 (its checkpoint is new): no batch is a replay."""
         with self._lock:
@@ -148,6 +165,10 @@ class SignalBoard:
                     detector.fold(batch, at)
             self._observe_batch(batch)
             self.batch_ids[query] = batch_id
+            if query in self._reading_since:
+                lag = at - self._reading_since[query]
+                self._read_lag[query] = min(max(0.0, lag), MAX_READ_LAG_S)
+            self._reading_since[query] = at
             return True
 
     def signals(self) -> list[Signal]:
@@ -186,8 +207,12 @@ class SignalBoard:
         return {
             source
             for source, at in self._observed.items()
-            if now - at > self._stale_after.get(source, float("inf"))
+            if now - at > self._stale_after_now(source)
         }
+
+    def _stale_after_now(self, source: str) -> float:
+        lag = self._read_lag.get(SOURCE_QUERY.get(source, MONITOR_QUERY), 0.0)
+        return self._stale_after.get(source, float("inf")) + lag
 
     def _staleness_signals(self, now: float, stale: set[str]) -> list[Signal]:
         out: list[Signal] = []
@@ -197,7 +222,7 @@ class SignalBoard:
             scope = labels(source=source)
             age = max(0.0, now - at)
             detail = {"observed_at": at, "age_s": round(age, 3),
-                      "stale_after_s": self._stale_after.get(source)}  # fmt: skip
+                      "stale_after_s": self._stale_after_now(source)}  # fmt: skip
             out.append(Signal("signal_age_seconds", scope, age, now, detail))
             out.append(Signal("signal_stale", scope, float(source in stale), now, detail))
         return out

@@ -124,6 +124,26 @@ def test_a_stopped_canary_is_stale_its_values_unknown_not_repeated() -> None:
     assert any(s.name == "canary_availability_ratio" for s in board.signals())
 
 
+def test_the_jobs_own_slow_first_batch_does_not_make_a_source_stale() -> None:
+    """The first batch after the query starts takes ~20 s (Spark compiles the plan): the
+    canary results it holds are that old when folded. The job's delay is not the canary's:
+    only a source that stops while batches keep coming is stale."""
+    now = [1000.0]
+    board = SignalBoard(JobConfig(), clock=lambda: now[0], stale_after={"canary": 20.0}, live=True)
+    board.query_started("monitor")
+    now[0] = 1021.0
+    board.fold(0, batch(outcomes=[ok(0, 1, 1_000_500)]))
+    assert board.stale() == set(), "20.5 s old, but the batch itself took 21 s"
+    now[0] = 1023.5
+    board.fold(1, batch(outcomes=[ok(0, 2, 1_022_000)]))
+    now[0] = 1022.0 + 22.0  # the canary stopped at 1022; batches of 2.5 s go on
+    assert board.stale() == set()
+    now[0] = 1022.0 + 23.0
+    assert board.stale() == {"canary"}
+    ages = by_name(board.signals(), "signal_stale")
+    assert ages[labels(source="canary")].details["stale_after_s"] == 22.5
+
+
 def test_a_stale_prober_leaves_the_isr_values_out() -> None:
     now = [1000.0]
     board = SignalBoard(
