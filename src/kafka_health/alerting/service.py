@@ -62,6 +62,10 @@ from kafka_health.model import LabelSet, Signal, labels
 log = logging.getLogger(__name__)
 Clock = Callable[[], float]
 DELIVERED_RETENTION_S = 7 * 86400.0
+FIRST_BATCH_GRACE_S = 30.0
+"""The first batch of a query generates and compiles its plan: 10-20 s here at idle, more on a
+busy host (seen: MonitorStalled at the start of a fault-suite run beside a test run). Its
+stall counts from this long after the query started; later batches get no grace."""
 JOB_LIVENESS_SIGNALS = ("job_last_batch_timestamp", "job_kafka_unreachable")
 """What the running job's own queries tell the service (not the job's published snapshots)."""
 SAVE_INTERVAL_S = 30.0
@@ -259,9 +263,11 @@ class AlertService:
         self._wake.set()
 
     def watch_query(self, query: str, now: float | None = None) -> None:
-        """A query has started: ``MonitorStalled`` counts from now until its first batch."""
+        """A query has started: ``MonitorStalled`` counts from now plus
+        :data:`FIRST_BATCH_GRACE_S` until its first batch."""
         at = self.clock() if now is None else now
-        self._own(Signal("job_last_batch_timestamp", labels(query=query), at, at))
+        expected = at + FIRST_BATCH_GRACE_S
+        self._own(Signal("job_last_batch_timestamp", labels(query=query), expected, at))
 
     def batch_completed(self, query: str, at: float | None = None) -> None:
         """A micro-batch of ``query`` completed (from a StreamingQueryListener)."""
