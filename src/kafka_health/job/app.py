@@ -48,6 +48,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 QUERY = MONITOR_QUERY
+CANARY_QUERY_TASKS = 1
+"""Task slots the canary query's read may hold (blocked on a dead leader) at a time."""
 
 
 class SignalSink(Protocol):
@@ -72,9 +74,15 @@ class MonitorJob:
         self.checkpoint = checkpoints / QUERY
         self.canary_checkpoint = self.checkpoint / "canary-query"
         self.state_path = self.checkpoint / "detectors" / "state.json"
-        # One task per core reads the batch: at idle a batch holds a few dozen records over
-        # every partition of the transport's topics, and a task per partition costs ~0.1 s.
-        self._parallelism = max(1, int(spark.sparkContext.defaultParallelism))
+        # Task slots: the canary query reads the monitored cluster in one task, which can
+        # block 30 s on a dead or hung leader ("position ... could not be determined"); the
+        # monitor query reads the transport with the other slots, so that block never starves
+        # it (seen: two brokers down, the canary query's tasks held both slots of local[2] and
+        # the monitor query completed no batch for 30 s: MonitorStalled). At idle a batch holds
+        # a few dozen records over every partition of the transport's topics, and a task per
+        # partition costs ~0.1 s: one task per remaining core reads it.
+        slots = max(1, int(spark.sparkContext.defaultParallelism))
+        self._parallelism = max(1, slots - CANARY_QUERY_TASKS)
         self._publish_lock = threading.Lock()
         self._state_lock = threading.Lock()
         self.available_now = False  # process what is there, then stop (tests, backfills)
@@ -133,7 +141,7 @@ class MonitorJob:
             return
         timer = StepTimer()
         with timer.step("collect"):
-            decoded = decode_rows(batch.collect())
+            decoded = decode_rows(batch.coalesce(CANARY_QUERY_TASKS).collect())
         with timer.step("fold"):
             folded = self.board.fold(batch_id, decoded.batch, query=CANARY_QUERY)
         if folded:
