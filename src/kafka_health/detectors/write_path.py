@@ -13,11 +13,12 @@ follows.
 
 A probe refused with NotLeader by its leader at send time, when a probe of the same partition
 sent within ``MOVE_MS`` after it was acknowledged by another leader, saw leadership move (a
-preferred leader election after a broker came back, a controlled shutdown): it is counted
-among the failures by error class, but not in the availability of the broker it was sent to.
-Until ``MOVE_MS`` of later sends have been seen that cannot be told yet, so a NotLeader refusal
-counts against availability only once no other leader acknowledged the partition within it
-(seen: the refusals of a batch paged broker 1 before the next batch showed the new leader
+preferred leader election after a broker came back, a controlled shutdown): a producer
+retries it on the new leader, so it is neither among the failures by error class (which an
+alert's error classes, and so its inhibit rules, are read from) nor in the availability of
+the broker it was sent to. Until ``MOVE_MS`` of later sends have been seen that cannot be told
+yet, so a NotLeader refusal counts only once no other leader acknowledged the partition within
+it (seen: the refusals of a batch paged broker 1 before the next batch showed the new leader
 acknowledging). Elections themselves are what LeaderElectionStorm watches.
 
 Availability (``canary_availability_ratio``) is over the last ``availability_window_s`` (20 s)
@@ -190,7 +191,7 @@ def _availability_signals(
     scope: dict[str, str | int], kept: list[_Kept], at: float, recent_ms: int,
     moved: frozenset[int] | set[int] = frozenset(),
 ) -> list[Signal]:  # fmt: skip
-    failures = _failures(kept)
+    failures = _failures([k for k in kept if id(k) not in moved])
     out = [Signal("canary_sends", labels(**scope), float(len(kept)), at)]
     for error, count in sorted(failures.items()):
         out.append(
