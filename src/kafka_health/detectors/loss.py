@@ -11,8 +11,11 @@ acks=1 writes lost when a leader died or hung belong to that broker's incident, 
 
 The two inputs come through different reads (outcomes from the transport, the canary topic
 from the monitored cluster, which stalls while a leader is dead or hung), so the watermark is
-the slower input's newest send minus ``loss_grace_s``, as in a stream-stream join: outcomes
-racing ahead of a stalled canary-topic read are not called lost. Probes with no verdict after
+the slower input's newest send minus ``loss_grace_s``, as in a stream-stream join, and it is
+kept per partition: outcomes racing ahead of a stalled canary-topic read are not called lost,
+nor are a partition's while other partitions' probes are read on (seen: a canary query that
+read partition 0 while partitions 1 and 2 waited for their dead leaders called 5 acks=1
+writes lost that were in the topic). Probes with no verdict after
 :data:`UNJUDGED_AFTER_S` behind the outcomes (the canary topic is not read at all) are dropped
 and counted in ``unjudged``.
 """
@@ -39,34 +42,38 @@ class Loss:
         self._job = job
         # key -> [acked, offsets, send_ms, acknowledging broker]
         self._pending: dict[_Key, list[Any]] = {}
-        self._watermark_ms = 0
+        self._watermark_ms: dict[int, int] = {}  # partition -> its watermark
         self._found: dict[tuple[str, int, int, str, str], float] = {}  # key + kind -> found at
         self._brokers: dict[tuple[str, int, int, str, str], str] = {}  # key + kind -> broker
-        self._newest: dict[str, int] = {}  # input ("outcomes", "probes") -> newest send_ms
+        # (input "outcomes" | "probes", partition) -> newest send_ms
+        self._newest: dict[tuple[str, int], int] = {}
         self.unjudged = 0
 
     def fold(self, batch: Batch, now: float) -> None:
-        late_before = self._watermark_ms
+        late_before = dict(self._watermark_ms)
         for o in batch.outcomes:
-            self._advance("outcomes", o.send_ms)
-            if o.ok and o.send_ms >= late_before:
+            self._advance("outcomes", o.partition, o.send_ms)
+            if o.ok and o.send_ms >= late_before.get(o.partition, 0):
                 entry = self._entry((o.canary_id, o.partition, o.seq, o.acks), o.send_ms)
                 entry[0] = True
                 entry[3] = UNKNOWN_BROKER if o.leader is None else str(o.leader)
         for p in batch.probes:
-            self._advance("probes", p.send_ms)
-            if p.send_ms >= late_before:
+            self._advance("probes", p.partition, p.send_ms)
+            if p.send_ms >= late_before.get(p.partition, 0):
                 offsets = self._entry((p.canary_id, p.partition, p.seq, p.acks), p.send_ms)[1]
                 if p.offset not in offsets:
                     offsets.append(p.offset)
-        if len(self._newest) == 2:
-            grace_ms = round(self._job.loss_grace_s * 1000)
-            slowest = min(self._newest.values())
-            self._watermark_ms = max(self._watermark_ms, slowest - grace_ms)
+        grace_ms = round(self._job.loss_grace_s * 1000)
+        for partition in {part for _source, part in self._newest}:
+            outcomes = self._newest.get(("outcomes", partition))
+            probes = self._newest.get(("probes", partition))
+            if outcomes is not None and probes is not None:
+                mark = min(outcomes, probes) - grace_ms
+                self._watermark_ms[partition] = max(self._watermark_ms.get(partition, 0), mark)
         slide_ms = round(self._job.slide_s * 1000)
         horizon_ms = max(self._newest.values(), default=0) - round(UNJUDGED_AFTER_S * 1000)
         for key, (acked, offsets, send_ms, broker) in list(self._pending.items()):
-            if (send_ms // slide_ms + 1) * slide_ms > self._watermark_ms:
+            if (send_ms // slide_ms + 1) * slide_ms > self._watermark_ms.get(key[1], 0):
                 if send_ms < horizon_ms:
                     del self._pending[key]
                     self.unjudged += 1
@@ -80,8 +87,9 @@ class Loss:
         self._found = {k: at for k, at in self._found.items() if at >= oldest}
         self._brokers = {k: b for k, b in self._brokers.items() if k in self._found}
 
-    def _advance(self, source: str, send_ms: int) -> None:
-        self._newest[source] = max(self._newest.get(source, send_ms), send_ms)
+    def _advance(self, source: str, partition: int, send_ms: int) -> None:
+        key = (source, partition)
+        self._newest[key] = max(self._newest.get(key, send_ms), send_ms)
 
     def _entry(self, key: _Key, send_ms: int) -> list[Any]:
         entry = self._pending.setdefault(key, [False, [], send_ms, UNKNOWN_BROKER])
@@ -110,11 +118,11 @@ class Loss:
     def state(self) -> dict[str, Any]:
         return {
             "pending": [[*k, *v] for k, v in self._pending.items()],
-            "watermark_ms": self._watermark_ms,
+            "watermark_ms": {str(p): w for p, w in self._watermark_ms.items()},
             "found": [
                 [*k, at, self._brokers.get(k, UNKNOWN_BROKER)] for k, at in self._found.items()
             ],
-            "newest": dict(self._newest),
+            "newest": [[source, p, ms] for (source, p), ms in self._newest.items()],
             "unjudged": self.unjudged,
         }
 
@@ -124,12 +132,20 @@ class Loss:
             for c, p, s, a, acked, offsets, send, *rest in state.get("pending", [])
             for broker in rest[:1] or [UNKNOWN_BROKER]
         }
-        self._watermark_ms = int(state.get("watermark_ms", 0))
+        marks = state.get("watermark_ms")  # an int before per-partition watermarks: start over
+        self._watermark_ms = (
+            {int(p): int(w) for p, w in marks.items()} if isinstance(marks, dict) else {}
+        )
         found = [
             ((c, int(p), int(s), a, kind), float(at), str((rest or [UNKNOWN_BROKER])[0]))
             for c, p, s, a, kind, at, *rest in state.get("found", [])
         ]
         self._found = {key: at for key, at, _broker in found}
         self._brokers = {key: broker for key, _at, broker in found}
-        self._newest = {k: int(v) for k, v in state.get("newest", {}).items()}
+        newest = state.get("newest")
+        self._newest = (
+            {(str(src), int(p)): int(ms) for src, p, ms in newest}
+            if isinstance(newest, list)
+            else {}
+        )
         self.unjudged = int(state.get("unjudged", 0))
