@@ -453,3 +453,25 @@ def test_a_session_expiry_does_not_mute_the_brokers_next_fault(tmp_path: Path) -
     second = h.pages()[first:]
     assert second, "the second fault paged"
     assert second[0].created_at - T0 <= 468, "at its failure (465 s) + group wait, not at 472"
+
+
+def test_two_brokers_down_explain_the_survivors_min_isr(tmp_path: Path) -> None:
+    """ZooKeeper, brokers 2 and 3 killed: broker 1's partitions are under min ISR and refuse
+    acks=all writes (NotEnoughReplicas). The failed brokers' incidents name it; broker 1's
+    own group gets no page."""
+    h = Harness(tmp_path)
+    replicated = partitions((1, 2, 3))
+
+    def signals(t: float) -> list[Signal]:
+        out = [sig("broker_failures", 1, t, broker_id=b) for b in (2, 3) if t >= 8]
+        if t >= 10:  # the controller shrinks the ISR once the sessions expired
+            out.append(sig("under_min_isr_partitions", 1, t, replicated, broker_id=1))
+            failures = {"failures": {"NotEnoughReplicas": 4}, "sends": 20}
+            out += [sig("canary_availability_ratio", 0.8, t, failures, broker_id=1),
+                    sig("canary_send_failures", 4, t, broker_id=1,
+                        error_class="NotEnoughReplicas")]  # fmt: skip
+        return out
+
+    h.run(0, 120, signals, step=1)
+    assert h.alerts("UnderMinIsr"), "evaluated"
+    assert '{broker_id="1"}' not in h.incidents(), h.paged_rules()
