@@ -49,11 +49,11 @@ def per_broker(name: str, value: float, broker: int = 1, **extra: object) -> Sig
 
 CASES = [
     Case(
-        "1 canary availability below 0.95", "CanaryWriteFailure",
-        per_broker("canary_availability_ratio", 0.94),
-        per_broker("canary_availability_ratio", 0.96),
+        "1 canary availability below 0.92", "CanaryWriteFailure",
+        per_broker("canary_availability_ratio", 0.91),
+        per_broker("canary_availability_ratio", 0.93),
         per_broker("canary_availability_ratio", 1.0),
-        {"broker_id": "1"}, "threshold 0.95: 0.94 fails, 0.96 is a near-miss",
+        {"broker_id": "1"}, "threshold 0.92: 0.91 fails, 0.93 is a near-miss",
     ),
     Case(
         "2 canary probes silent over 30 s", "CanaryWriteFailure",
