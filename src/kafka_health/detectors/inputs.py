@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+UNKNOWN_BROKER = "unknown"
+"""The ``broker_id`` of a probe whose leader the canary did not know at send time."""
+
 
 @dataclass(frozen=True)
 class Outcome:
@@ -24,6 +27,11 @@ class Outcome:
     leader: int | None = None
     error: str | None = None
     log_append_ms: int | None = None
+
+    @property
+    def leader_id(self) -> str:
+        """The leader at send time as a ``broker_id`` label."""
+        return UNKNOWN_BROKER if self.leader is None else str(self.leader)
 
 
 @dataclass(frozen=True)

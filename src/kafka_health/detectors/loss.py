@@ -25,14 +25,13 @@ from __future__ import annotations
 from typing import Any
 
 from kafka_health.config import JobConfig
-from kafka_health.detectors.inputs import Batch
+from kafka_health.detectors.inputs import UNKNOWN_BROKER, Batch
 from kafka_health.model import Signal, labels
 
 # probe key: (canary_id, partition, seq, acks)
 _Key = tuple[str, int, int, str]
 
 UNJUDGED_AFTER_S = 900.0
-UNKNOWN_BROKER = "unknown"
 
 
 class Loss:
@@ -43,8 +42,8 @@ class Loss:
         # key -> [acked, offsets, send_ms, acknowledging broker]
         self._pending: dict[_Key, list[Any]] = {}
         self._watermark_ms: dict[int, int] = {}  # partition -> its watermark
-        self._found: dict[tuple[str, int, int, str, str], float] = {}  # key + kind -> found at
-        self._brokers: dict[tuple[str, int, int, str, str], str] = {}  # key + kind -> broker
+        # key + kind -> (found at, the broker that acknowledged the write)
+        self._found: dict[tuple[str, int, int, str, str], tuple[float, str]] = {}
         # (input "outcomes" | "probes", partition) -> newest send_ms
         self._newest: dict[tuple[str, int], int] = {}
         self.unjudged = 0
@@ -56,7 +55,7 @@ class Loss:
             if o.ok and o.send_ms >= late_before.get(o.partition, 0):
                 entry = self._entry((o.canary_id, o.partition, o.seq, o.acks), o.send_ms)
                 entry[0] = True
-                entry[3] = UNKNOWN_BROKER if o.leader is None else str(o.leader)
+                entry[3] = o.leader_id
         for p in batch.probes:
             self._advance("probes", p.partition, p.send_ms)
             if p.send_ms >= late_before.get(p.partition, 0):
@@ -81,11 +80,9 @@ class Loss:
             del self._pending[key]
             kind = "lost" if acked and not offsets else "duplicate" if len(offsets) > 1 else None
             if kind is not None:
-                self._found.setdefault((*key, kind), now)
-                self._brokers.setdefault((*key, kind), broker)
+                self._found.setdefault((*key, kind), (now, broker))
         oldest = now - self._job.loss_report_window_s
-        self._found = {k: at for k, at in self._found.items() if at >= oldest}
-        self._brokers = {k: b for k, b in self._brokers.items() if k in self._found}
+        self._found = {k: found for k, found in self._found.items() if found[0] >= oldest}
 
     def _advance(self, source: str, partition: int, send_ms: int) -> None:
         key = (source, partition)
@@ -103,10 +100,8 @@ class Loss:
     def signals(self, now: float) -> list[Signal]:
         oldest = now - self._job.loss_report_window_s
         grouped: dict[tuple[str, int, str, str], list[int]] = {}
-        for key, at in self._found.items():
-            _canary, partition, seq, acks, kind = key
+        for (_canary, partition, seq, acks, kind), (at, broker) in self._found.items():
             if at >= oldest:
-                broker = self._brokers.get(key, UNKNOWN_BROKER)
                 grouped.setdefault((kind, partition, acks, broker), []).append(seq)
         out = []
         for (kind, partition, acks, broker), seqs in sorted(grouped.items()):
@@ -119,9 +114,7 @@ class Loss:
         return {
             "pending": [[*k, *v] for k, v in self._pending.items()],
             "watermark_ms": {str(p): w for p, w in self._watermark_ms.items()},
-            "found": [
-                [*k, at, self._brokers.get(k, UNKNOWN_BROKER)] for k, at in self._found.items()
-            ],
+            "found": [[*k, at, broker] for k, (at, broker) in self._found.items()],
             "newest": [[source, p, ms] for (source, p), ms in self._newest.items()],
             "unjudged": self.unjudged,
         }
@@ -136,12 +129,10 @@ class Loss:
         self._watermark_ms = (
             {int(p): int(w) for p, w in marks.items()} if isinstance(marks, dict) else {}
         )
-        found = [
-            ((c, int(p), int(s), a, kind), float(at), str((rest or [UNKNOWN_BROKER])[0]))
+        self._found = {
+            (c, int(p), int(s), a, kind): (float(at), str((rest or [UNKNOWN_BROKER])[0]))
             for c, p, s, a, kind, at, *rest in state.get("found", [])
-        ]
-        self._found = {key: at for key, at, _broker in found}
-        self._brokers = {key: broker for key, _at, broker in found}
+        }
         newest = state.get("newest")
         self._newest = (
             {(str(src), int(p)): int(ms) for src, p, ms in newest}

@@ -82,10 +82,11 @@ class WritePath:
             append = None
             if o.ok and o.log_append_ms is not None:
                 append = (o.log_append_ms - o.send_ms) / 1000.0
-            broker = "unknown" if o.leader is None else str(o.leader)
             error = None if o.ok else (o.error or "Unknown")
             latency = o.latency_s if o.ok else None
-            self._kept.append(_Kept(o.send_ms, o.ok, latency, append, error, o.partition, broker))
+            self._kept.append(
+                _Kept(o.send_ms, o.ok, latency, append, error, o.partition, o.leader_id)
+            )
             self._latest_send_ms = max(self._latest_send_ms, o.send_ms)
         start = window_start_ms(self.window_end_ms(), self._job.window_s)
         self._kept = [k for k in self._kept if k.send_ms >= start]

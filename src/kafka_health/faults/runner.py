@@ -25,9 +25,9 @@ from kafka_health.config import MonitorConfig
 from kafka_health.devcluster import ClusterSpec, LocalCluster
 from kafka_health.devcluster.cluster import free_ports, process_state, transport_spec
 from kafka_health.faults.context import FaultContext
-from kafka_health.faults.evaluate import judge, resolved
+from kafka_health.faults.evaluate import alerts_of, judge, resolved
 from kafka_health.faults.monitor import MonitorProcesses, Sample, scrape
-from kafka_health.faults.receiver import Page, RecordingReceiver
+from kafka_health.faults.receiver import RecordingReceiver
 from kafka_health.faults.scenarios import Scenario, record_acks1_truth
 from kafka_health.shipper.devcluster import shipper_config_for, write_config
 
@@ -343,7 +343,10 @@ class FaultBench:
         )
         scenario.verify(ctx)
         pages = receiver.pages_since(ctx.injected_at)
-        if "acks1_lost" not in ctx.notes and _pages_alert(pages, "CanaryWritesLost"):
+        told_lost = any(
+            a.alertname == "CanaryWritesLost" and a.status == "firing" for a in alerts_of(pages)
+        )
+        if "acks1_lost" not in ctx.notes and told_lost:
             # acks=1 probes are on by default: a leader that dies or hangs may really lose the
             # acks=1 writes it acknowledged. Such a page is right when the ground truth agrees.
             record_acks1_truth(ctx)
@@ -475,8 +478,3 @@ def one_line(r: RunResult) -> str:
         else "not resolved"
     )
     return "; ".join(parts)
-
-
-def _pages_alert(pages: list[Page], alertname: str) -> bool:
-    """Whether any of ``pages`` told of a firing ``alertname``."""
-    return any(a.get("labels", {}).get("alertname") == alertname for p in pages for a in p.firing())
