@@ -63,6 +63,9 @@ class Alert:
     details: dict[str, Any] = field(default_factory=dict)
     label_values: dict[str, list[str]] = field(default_factory=dict)
     """Values of the non-identifying labels among the series that triggered it."""
+    earlier: list[tuple[float, float]] = field(default_factory=list)
+    """(starts_at, ends_at) of this fingerprint's recent fired episodes before this one: a
+    cause that fires again still explains the symptoms that began in its earlier episode."""
     muted_by: list[str] = field(default_factory=list)
     """Why it is not notified now (silence, inhibition, maintenance); computed each tick."""
 
@@ -84,6 +87,7 @@ class Alert:
         known = {f.name for f in dataclasses.fields(Alert)} - {"muted_by"}
         fields = {k: v for k, v in data.items() if k in known}
         fields["state"] = AlertState(fields["state"])
+        fields["earlier"] = [(float(s), float(e)) for s, e in fields.get("earlier", [])]
         return Alert(**fields)
 
 
@@ -205,6 +209,20 @@ def rule_sources(rule: RuleConfig) -> set[str]:
     return {SIGNAL_SOURCE[c.signal] for c in rule.any_of if c.signal in SIGNAL_SOURCE}
 
 
+MAX_EARLIER_EPISODES = 5
+
+
+def _earlier_episodes(
+    resolved: Alert | None, now: float, retention_s: float
+) -> list[tuple[float, float]]:
+    """The fired episodes of a resolved alert (its own and those it kept) that a new episode
+    of the same fingerprint keeps: at most MAX_EARLIER_EPISODES, ended within retention_s."""
+    if resolved is None or resolved.ends_at is None:
+        return []
+    episodes = [*resolved.earlier, (resolved.starts_at, resolved.ends_at)]
+    return [e for e in episodes if now - e[1] <= retention_s][-MAX_EARLIER_EPISODES:]
+
+
 class Engine:
     """Evaluates enabled rules against a signal store; holds the alerts by fingerprint."""
 
@@ -259,7 +277,9 @@ class Engine:
             labels = {"alertname": name, "severity": rule.severity, **match.identifying}
             labels.update(rule.labels)
             start = self._adopt.get(fp, now) if alert is None else now
+            earlier = _earlier_episodes(alert, now, self.resolved_retention_s)
             alert = Alert(name, fp, labels, AlertState.PENDING, starts_at=start, last_true_at=now)
+            alert.earlier = earlier
             self.alerts[fp] = alert
             changed = True
         alert.last_true_at = now

@@ -11,13 +11,21 @@ from kafka_health.alerting.rules import InhibitRuleConfig, matcher
 from kafka_health.alerting.silence import matches_all
 
 
-def _source_window(source: Alert, rule: InhibitRuleConfig, now: float) -> tuple[float, float]:
-    last_active = now if source.state == AlertState.FIRING else (source.ends_at or now)
-    return source.starts_at - rule.lead_s, last_active + rule.window_s
+def _source_windows(
+    source: Alert, rule: InhibitRuleConfig, now: float
+) -> list[tuple[float, float]]:
+    """When targets may start to be explained by the source: around each of its fired
+    episodes, the earlier ones included (a broker that fails again still explains the
+    symptoms its previous failure began, which may outlast that failure's window)."""
+    episodes = list(source.earlier)
+    if source.state != AlertState.PENDING:
+        last_active = now if source.state == AlertState.FIRING else (source.ends_at or now)
+        episodes.append((source.starts_at, last_active))
+    return [(start - rule.lead_s, end + rule.window_s) for start, end in episodes]
 
 
 def _explains(source: Alert, target: Alert, rule: InhibitRuleConfig, now: float) -> bool:
-    if source.state == AlertState.PENDING or not target.active:
+    if not target.active:
         return False
     if not matches_all([matcher(m) for m in rule.source_matchers], source.labels):
         return False
@@ -27,8 +35,7 @@ def _explains(source: Alert, target: Alert, rule: InhibitRuleConfig, now: float)
         return False
     if any(source.labels.get(k, "") == target.labels.get(k, "") for k in rule.distinct):
         return False
-    low, high = _source_window(source, rule, now)
-    if not low <= target.starts_at <= high:
+    if not any(low <= target.starts_at <= high for low, high in _source_windows(source, rule, now)):
         return False
     for label, allowed in rule.target_only.items():
         values = set(target.label_values.get(label, []))

@@ -475,3 +475,29 @@ def test_two_brokers_down_explain_the_survivors_min_isr(tmp_path: Path) -> None:
     h.run(0, 120, signals, step=1)
     assert h.alerts("UnderMinIsr"), "evaluated"
     assert '{broker_id="1"}' not in h.incidents(), h.paged_rules()
+
+
+def test_a_symptom_explained_by_a_fault_stays_explained_when_its_broker_fails_again(
+    tmp_path: Path,
+) -> None:
+    """The CI fault subset (2026-11-24): broker 3 killed and restarted, then frozen a minute
+    later. Broker 1's latency alert started during the kill (explained by BrokerFailed 3) and
+    stayed firing into the freeze; BrokerFailed 3 firing again for the freeze replaced the
+    kill's episode, whose window no longer explained the latency alert's start, and it paged
+    on its own 177 s after it began. An earlier episode of a source still explains what
+    started in its window."""
+    h = Harness(tmp_path)
+
+    def signals(t: float) -> list[Signal]:
+        down = 0 <= t < 30 or 150 <= t < 190  # killed, then frozen (over lead_s after)
+        out = [sig("broker_failures", 1 if down else 0, t, broker_id=3)]
+        if down:
+            out.append(sig("canary_availability_ratio", 0.0, t, broker_id=3))
+        p99 = 5.2 if t < 250 else 0.01  # each stall keeps the p99 over the 60 s window high
+        out.append(sig("canary_ack_latency_seconds", p99, t, broker_id=1, quantile="0.99"))
+        return out
+
+    h.run(0, 400, signals)
+    [latency] = h.alerts("CanaryWriteLatencyHigh")
+    assert latency.starts_at == T0, "one episode, from the kill"
+    assert sorted(h.incidents()) == ['{broker_id="3"}']
