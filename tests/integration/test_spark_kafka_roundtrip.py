@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from pathlib import Path
 from typing import Any
@@ -9,7 +10,9 @@ from typing import Any
 import pytest
 from kafka import KafkaProducer
 from kafka.admin import KafkaAdminClient, NewTopic
+from tests.waiting import wait_for
 
+from kafka_health.job.sources import kafka_stream
 from kafka_health.kafka_clients import python_client_options, spark_kafka_options
 
 pytestmark = [pytest.mark.integration, pytest.mark.spark]
@@ -84,3 +87,46 @@ def test_session_uses_rocksdb_with_changelog_checkpointing(spark: Any) -> None:
     assert conf.get("spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled") == (
         "true"
     )
+
+
+def test_the_job_s_source_reads_a_topic_created_after_it_started(
+    kafka_cluster: Any, spark: Any, tmp_path: Path
+) -> None:
+    """The job's Kafka source over a topic that exists and one no shipper has created yet:
+    the query runs (Spark's ``subscribe`` failed it, UnknownTopicOrPartitionException, at every
+    restart), reads the first, and the second once it appears."""
+    base = kafka_cluster.config
+    config = dataclasses.replace(
+        base, job=dataclasses.replace(base.job, starting_offsets="earliest")
+    )
+    options = python_client_options(config.kafka)
+    present, later = (f"source-{name}-{uuid.uuid4().hex[:8]}" for name in ("present", "later"))
+    brokers = len(kafka_cluster.bootstrap_servers)
+    create_topic(options, present, 1, brokers)
+    producer = KafkaProducer(acks="all", **options)
+    producer.send(present, value=b"first").get(30)
+
+    stream = kafka_stream(spark, config, [present, later]).selectExpr(
+        "topic", "CAST(value AS STRING) AS v"
+    )
+    query = (
+        stream.writeStream.format("memory")
+        .queryName("late_topic")
+        .option("checkpointLocation", str(tmp_path / "checkpoint"))
+        .trigger(processingTime="1 second")
+        .start()
+    )
+
+    def seen() -> set[tuple[str, str]]:
+        assert query.exception() is None, query.exception()
+        return {(r.topic, r.v) for r in spark.sql("SELECT topic, v FROM late_topic").collect()}
+
+    try:
+        wait_for(lambda: (present, "first") in seen(), 120, "the present topic's record")
+        create_topic(options, later, 1, brokers)
+        producer.send(later, value=b"second").get(30)
+        wait_for(lambda: (later, "second") in seen(), 120, "the later topic's record")
+        assert query.isActive
+    finally:
+        producer.close()
+        query.stop()

@@ -88,6 +88,12 @@ class MonitorJob:
         self.available_now = False  # process what is there, then stop (tests, backfills)
         self._resume()
         spark.conf.set("spark.sql.streaming.stopTimeout", interval_ms(config.job.stop_timeout_s))
+        # An idle query (no new data) tells it once per interval (JobHealth.on_idle): once per
+        # trigger, so that its liveness is as fresh as a busy query's.
+        spark.conf.set(
+            "spark.sql.streaming.noDataProgressEventInterval",
+            interval_ms(config.job.trigger_interval_s),
+        )
         self.health.add_start_hook(self.board.query_started)
         self._listener = make_listener(self.health)
         spark.streams.addListener(self._listener)

@@ -119,6 +119,21 @@ class JobHealth(Collector):
             if any(described):
                 health.sources = described
 
+    def on_idle(self, name: str) -> None:
+        """The query found no new data at a trigger (``onQueryIdle``): it is up to date, not
+        stalled. Spark 4 posts no progress for such triggers, only this event (every
+        ``spark.sql.streaming.noDataProgressEventInterval``): without it a query whose topics
+        went quiet (the canary stopped) looked stalled and paged MonitorStalled, not the
+        MonitorBlind of the source that went quiet."""
+        with self._lock:
+            health = self._queries.setdefault(name, QueryHealth())
+            health.active = True
+            health.failed_with = None
+            health.last_batch_s = self._clock()
+            health.input_rows_per_s = 0.0
+            health.processed_rows_per_s = 0.0
+            health.offsets_behind = 0.0
+
     def on_steps(self, name: str, steps_s: dict[str, float]) -> None:
         """The seconds each step of the last ``foreachBatch`` body of ``name`` took."""
         with self._lock:
@@ -292,15 +307,19 @@ def make_listener(health: JobHealth) -> Any:
     """A ``StreamingQueryListener`` forwarding progress to ``health``."""
     from pyspark.sql.streaming.listener import StreamingQueryListener
 
+    names: dict[str, str] = {}  # query id -> name (an idle event carries the id only)
+
     class _Listener(StreamingQueryListener):
         def onQueryStarted(self, event: Any) -> None:
-            health.on_started(event.name or str(event.id))
+            name = event.name or str(event.id)
+            names[str(event.id)] = name
+            health.on_started(name)
 
         def onQueryProgress(self, event: Any) -> None:
             health.on_progress(event.progress)
 
         def onQueryIdle(self, event: Any) -> None:
-            pass
+            health.on_idle(names.get(str(event.id), str(event.id)))
 
         def onQueryTerminated(self, event: Any) -> None:
             pass  # the supervisor records terminations with the query's name

@@ -34,15 +34,25 @@ def cluster_of(config: MonitorConfig, topic: str) -> KafkaConfig:
     return config.transport_kafka()
 
 
+def exact_topics_pattern(topics: Sequence[str]) -> str:
+    """A Java regex matching exactly ``topics``. Spark's ``subscribe`` describes the topics by
+    name at every batch and fails the query while one is missing (Spark 4's admin offset
+    reader: UnknownTopicOrPartitionException), e.g. a log topic no shipper has created yet;
+    ``subscribePattern`` lists the topics and reads those that match."""
+    return "|".join(f"\\Q{topic}\\E" for topic in dict.fromkeys(topics))
+
+
 def _source(
     spark: SparkSession, config: MonitorConfig, kafka: KafkaConfig, topics: Sequence[str]
 ) -> DataFrame:
     """One Kafka source. Retention deleting unread records is not a reason to stop monitoring
-    (``failOnDataLoss=false``); the job reports it through the query's progress instead."""
+    (``failOnDataLoss=false``); the job reports it through the query's progress instead.
+    Topics are matched by :func:`exact_topics_pattern`, not subscribed by name: a topic that
+    does not exist yet is read once it appears, not a failed query."""
     return (
         spark.readStream.format("kafka")
         .options(**spark_kafka_options(kafka))
-        .option("subscribe", ",".join(dict.fromkeys(topics)))
+        .option("subscribePattern", exact_topics_pattern(topics))
         .option("startingOffsets", config.job.starting_offsets)
         .option("failOnDataLoss", "false")
         .option("maxOffsetsPerTrigger", str(config.job.max_offsets_per_trigger))

@@ -108,3 +108,17 @@ def test_a_batch_s_phases_are_exported_in_seconds() -> None:
     assert 'phase="latestOffset",query="monitor"} 0.04' in text
     assert 'phase="other"' not in text, "only the known phases: a bounded label set"
     assert 'kafka_health_job_batch_step_seconds{query="monitor",step="collect"} 1.0' in text
+
+
+def test_an_idle_query_is_live_not_stalled() -> None:
+    """A trigger that finds no new data (Spark 4: onQueryIdle, no progress) is a sign of
+    life: the query's last-batch time moves on and its input rate is zero, so a topic gone
+    quiet pages as that source's blindness, not as a stalled job."""
+    now = [100.0]
+    health = JobHealth(clock=lambda: now[0])
+    health.on_started("monitor")
+    now[0] = 130.0
+    health.on_idle("monitor")
+    [signal] = [s for s in health.signals() if s.name == "job_last_batch_timestamp"]
+    assert signal.value == 130.0 and signal.label("query") == "monitor"
+    assert health.query("monitor").input_rows_per_s == 0.0
