@@ -10,6 +10,10 @@
 
 Arrival is judged by the time the job folded the record (``now`` of :meth:`fold`), the
 silence by ``now`` of :meth:`signals`: the driver evaluates it on every tick, with no new data.
+After a restart (state restored) nothing is judged until the job has folded a batch again,
+and each silence counts from that batch at the earliest: the job's own downtime is not the
+brokers' silence (seen: a kill -9 of the job paged brokers 1 and 2 for canary partitions
+"silent" 37 s, the time the job was down).
 """
 
 from __future__ import annotations
@@ -33,8 +37,16 @@ class Coverage:
         self._streams: dict[tuple[str, str], float] = {}  # (broker, kind) -> last arrival
         self._loads: dict[tuple[str, int], list[float]] = {}  # (broker, partition) -> [armed at]
         self._brokers: dict[str, list[Any]] = {}  # broker -> [live, first seen, last seen]
+        self._resumed = False  # state restored, no batch folded since
 
     def fold(self, batch: Batch, now: float) -> None:
+        if self._resumed:
+            self._resumed = False
+            for entry in self._canary.values():
+                entry[1] = max(entry[1], now)
+            self._streams = {key: max(at, now) for key, at in self._streams.items()}
+            self._brokers = {b: [live, max(first, now), last]
+                             for b, (live, first, last) in self._brokers.items()}  # fmt: skip
         for o in sorted(batch.outcomes, key=lambda o: o.done_ms or 0):
             if o.acks != "all":
                 continue
@@ -60,6 +72,8 @@ class Coverage:
                 self._brokers[broker] = [bool(r.live), first, now]
 
     def signals(self, now: float) -> list[Signal]:
+        if self._resumed:
+            return []  # unknown until the job reads again (MonitorStalled covers a job stuck)
         out = []
         for partition, (seen, arrived, leader) in sorted(self._canary.items()):
             age = max(0.0, now - seen)
@@ -121,3 +135,4 @@ class Coverage:
         self._streams = {(b, k): float(at) for b, k, at in state.get("streams", [])}
         self._loads = {(b, int(p)): [float(at)] for b, p, at in state.get("loads", [])}
         self._brokers = {b: [bool(live), f, last] for b, live, f, last in state.get("brokers", [])}
+        self._resumed = True

@@ -135,3 +135,22 @@ def test_a_coordinator_load_that_does_not_finish_is_stuck() -> None:
     assert stuck.value == 1 and stuck.details["partitions"] == ["7"]
     d.fold(batch(events=[event("coordinator_load_finish", "1", T0 + 400_000, partition=7)]), 400.0)
     assert by_name(d.signals(401.0), "coordinator_loads_stuck") == {}
+
+
+def test_after_a_restart_silence_counts_from_the_job_s_first_batch() -> None:
+    """A kill -9 of the job and a restart 35 s later: its downtime is not the partitions' or
+    the log streams' silence. Nothing is judged until it folds a batch; from then on each
+    silence counts from that batch at the earliest."""
+    d = Coverage(JobConfig(canary_silence_s=30.0))
+    d.fold(batch(outcomes=[ok(0, 1, T0, leader=1)],
+                 streams=[LogStream("1", "server", 5)]), T0 / 1000)  # fmt: skip
+    again = Coverage(JobConfig(canary_silence_s=30.0))
+    again.restore(d.state())
+    assert again.signals(T0 / 1000 + 40.0) == [], "unknown until the job reads again"
+    again.fold(batch(outcomes=[ok(1, 2, T0 + 41_000, leader=2)]), T0 / 1000 + 41.0)
+    silent = by_name(again.signals(T0 / 1000 + 45.0), "canary_partition_silent_seconds")
+    assert silent[labels(broker_id=1, partition=0)].value == 0.0, "not silent: 4 s since"
+    ages = by_name(again.signals(T0 / 1000 + 45.0), "log_stream_age_seconds")
+    assert ages[labels(broker_id=1, kind="server")].value == 4.0
+    silent = by_name(again.signals(T0 / 1000 + 72.0), "canary_partition_silent_seconds")
+    assert silent[labels(broker_id=1, partition=0)].details["state"] == "expired"
