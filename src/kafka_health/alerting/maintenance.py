@@ -12,7 +12,7 @@ fires for 10 minutes), while one that still holds after the window pages.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from kafka_health.alerting.causes import hosted_by
 from kafka_health.alerting.engine import Alert
@@ -41,11 +41,22 @@ class Maintenance:
         """The brokers in maintenance at ``at``."""
         return {b for b, until in self.until.items() if at < until}
 
-    def mutes(self, alert: Alert, mode: MaintenanceMode, now: float) -> str | None:
-        """The reason ``alert`` is expected during maintenance, or None."""
+    def mutes(
+        self,
+        alert: Alert,
+        mode: MaintenanceMode,
+        now: float,
+        only: Mapping[str, list[str]] | None = None,
+    ) -> str | None:
+        """The reason ``alert`` is expected during maintenance, or None. ``only``: each value
+        of these labels among the alert's triggering series must be listed."""
         brokers = self.brokers(min(now, alert.last_true_at))
         if mode == "page" or not brokers:
             return None
+        for label, allowed in (only or {}).items():
+            values = set(alert.label_values.get(label, []))
+            if not values or not values <= set(allowed):
+                return None
         names = ",".join(sorted(brokers, key=lambda b: (len(b), b)))
         if mode == "any_broker":
             return f"maintenance of broker {names}"

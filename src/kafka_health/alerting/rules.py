@@ -113,6 +113,10 @@ class RuleConfig:
     for_s: float = 0.0
     keep_firing_for_s: float = 0.0
     maintenance: MaintenanceMode = "page"
+    maintenance_only: dict[str, list[str]] = field(default_factory=dict)
+    """Maintenance mutes the alert only if each value of these labels among its triggering
+    series is listed (acks: ["1"]: acks=1 writes lost while their leader is restarted are
+    what acks=1 means; lost acks=all writes page even then)."""
     context: list[str] = field(default_factory=list)
     """Signals whose non-zero series with the same identifying labels add their details and
     label values to the alert (e.g. the error classes of canary failures)."""
@@ -150,6 +154,15 @@ class RuleConfig:
                 problems.append(ConfigProblem(f"{path}.{name}", "must not be negative"))
         if self.maintenance == "own_broker" and "broker_id" not in self.by:
             problems.append(ConfigProblem(f"{path}.maintenance", "own_broker needs by: broker_id"))
+        if self.maintenance_only and self.maintenance == "page":
+            problems.append(
+                ConfigProblem(f"{path}.maintenance_only", "needs a maintenance other than page")
+            )
+        for label, values in self.maintenance_only.items():
+            if not values:
+                problems.append(
+                    ConfigProblem(f"{path}.maintenance_only.{label}", "list at least one value")
+                )
         for key in self.labels:
             if key in ("alertname", "severity") or key in self.by:
                 problems.append(ConfigProblem(f"{path}.labels.{key}", "is set by the rule"))

@@ -323,7 +323,10 @@ class AlertService:
             if alert.fingerprint in inhibited:
                 source_fp, rule = inhibited[alert.fingerprint]
                 alert.muted_by.append(f"inhibited by {alerts[source_fp].rule} ({rule.name})")
-            reason = self.maintenance.mutes(alert, self.engine.rules[alert.rule].maintenance, now)
+            rule_config = self.engine.rules[alert.rule]
+            reason = self.maintenance.mutes(
+                alert, rule_config.maintenance, now, rule_config.maintenance_only
+            )
             if reason:
                 alert.muted_by.append(reason)
             alert.muted_by.extend(

@@ -77,9 +77,14 @@ def _during_maintenance_of_2(extra: Signals) -> Signals:
 
 # (case, signals during broker 2's maintenance, the rule that must page or None, why)
 UNEXPECTED = [
-    ("lost write", lambda t: [sig("canary_lost_writes", 1, t, partition=0, broker_id=3)],
-     "CanaryWritesLost",
-     "a lost write is never expected"),
+    ("lost write", lambda t: [sig("canary_lost_writes", 1, t, partition=0, broker_id=3,
+     acks="1")], "CanaryWritesLost", "broker 3 acknowledged it, not the one in maintenance"),
+    ("own acks=1 lost write", lambda t: [sig("canary_lost_writes", 1, t, partition=0,
+     broker_id=2, acks="1")], None,
+     "acks=1 writes its leader acknowledged are lost when it hands over (rolling restart)"),
+    ("own acks=all lost write", lambda t: [sig("canary_lost_writes", 1, t, partition=0,
+     broker_id=2, acks="1"), sig("canary_lost_writes", 1, t, partition=1, broker_id=2,
+     acks="all")], "CanaryWritesLost", "a lost acks=all write is never expected"),
     ("min ISR not hosted", lambda t: [sig("under_min_isr_partitions", 1, t, partitions((1, 3)),
      broker_id=1)], "UnderMinIsr", "broker 2 holds no replica of it: unexplained"),
     ("min ISR unknown replicas", lambda t: [sig("under_min_isr_partitions", 1, t, broker_id=1)],
