@@ -37,6 +37,17 @@ def partition_replicas(alert: Alert) -> list[set[str]] | None:
     return result
 
 
+def only_listed_values(alert: Alert, allowed: Mapping[str, list[str]]) -> bool:
+    """Whether, for each label of ``allowed``, the alert's triggering series have values of it
+    and every one is listed (an inhibit rule's ``target_only``, a rule's
+    ``maintenance_only``)."""
+    for label, listed in allowed.items():
+        values = set(alert.label_values.get(label, []))
+        if not values or not values <= set(listed):
+            return False
+    return True
+
+
 def hosted_by(alert: Alert, brokers: Set[str], mode: HostedMode) -> bool:
     """Whether every partition of ``alert`` has a replica on one of ``brokers``.
 

@@ -278,8 +278,10 @@ class Engine:
             labels.update(rule.labels)
             start = self._adopt.get(fp, now) if alert is None else now
             earlier = _earlier_episodes(alert, now, self.resolved_retention_s)
-            alert = Alert(name, fp, labels, AlertState.PENDING, starts_at=start, last_true_at=now)
-            alert.earlier = earlier
+            alert = Alert(
+                name, fp, labels, AlertState.PENDING, starts_at=start, last_true_at=now,
+                earlier=earlier,
+            )  # fmt: skip
             self.alerts[fp] = alert
             changed = True
         alert.last_true_at = now

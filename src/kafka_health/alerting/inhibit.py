@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from kafka_health.alerting.causes import hosted_by
+from kafka_health.alerting.causes import hosted_by, only_listed_values
 from kafka_health.alerting.engine import Alert, AlertState
 from kafka_health.alerting.rules import InhibitRuleConfig, matcher
 from kafka_health.alerting.silence import matches_all
@@ -37,10 +37,8 @@ def _explains(source: Alert, target: Alert, rule: InhibitRuleConfig, now: float)
         return False
     if not any(low <= target.starts_at <= high for low, high in _source_windows(source, rule, now)):
         return False
-    for label, allowed in rule.target_only.items():
-        values = set(target.label_values.get(label, []))
-        if not values or not values <= set(allowed):
-            return False
+    if not only_listed_values(target, rule.target_only):
+        return False
     return hosted_by(target, {source.broker_id} if source.broker_id else set(), rule.hosted)
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from kafka_health.alerting.causes import hosted_by
+from kafka_health.alerting.causes import hosted_by, only_listed_values
 from kafka_health.alerting.engine import Alert
 from kafka_health.alerting.rules import MaintenanceMode
 from kafka_health.model import Signal
@@ -51,12 +51,8 @@ class Maintenance:
         """The reason ``alert`` is expected during maintenance, or None. ``only``: each value
         of these labels among the alert's triggering series must be listed."""
         brokers = self.brokers(min(now, alert.last_true_at))
-        if mode == "page" or not brokers:
+        if mode == "page" or not brokers or not only_listed_values(alert, only or {}):
             return None
-        for label, allowed in (only or {}).items():
-            values = set(alert.label_values.get(label, []))
-            if not values or not values <= set(allowed):
-                return None
         names = ",".join(sorted(brokers, key=lambda b: (len(b), b)))
         if mode == "any_broker":
             return f"maintenance of broker {names}"

@@ -87,11 +87,9 @@ class JobHealth(Collector):
     def on_progress(self, progress: Any) -> None:
         """Take a ``StreamingQueryProgress`` (from ``onQueryProgress``)."""
         name = progress.name or str(progress.id)
+        now = self._clock()
         with self._lock:
-            health = self._queries.setdefault(name, QueryHealth())
-            health.active = True
-            health.failed_with = None
-            health.last_batch_s = self._clock()
+            health = self._triggered(name, now)
             health.batch_duration_s = float(progress.batchDuration) / 1000.0
             durations = getattr(progress, "durationMs", None) or {}
             health.phases_s = {
@@ -103,7 +101,7 @@ class JobHealth(Collector):
             health.processed_rows_per_s = float(progress.processedRowsPerSecond or 0.0)
             health.input_rows_total += int(progress.numInputRows or 0)
             watermark = (progress.eventTime or {}).get("watermark")
-            health.watermark_delay_s = _age(watermark, health.last_batch_s)
+            health.watermark_delay_s = _age(watermark, now)
             operators = progress.stateOperators or []
             health.state_rows = sum(int(op.numRowsTotal) for op in operators)
             health.state_bytes = sum(int(op.memoryUsedBytes) for op in operators)
@@ -125,14 +123,21 @@ class JobHealth(Collector):
         ``spark.sql.streaming.noDataProgressEventInterval``): without it a query whose topics
         went quiet (the canary stopped) looked stalled and paged MonitorStalled, not the
         MonitorBlind of the source that went quiet."""
+        now = self._clock()
         with self._lock:
-            health = self._queries.setdefault(name, QueryHealth())
-            health.active = True
-            health.failed_with = None
-            health.last_batch_s = self._clock()
+            health = self._triggered(name, now)
             health.input_rows_per_s = 0.0
             health.processed_rows_per_s = 0.0
             health.offsets_behind = 0.0
+
+    def _triggered(self, name: str, now: float) -> QueryHealth:
+        """The query ran a trigger at ``now`` (a batch, or a look with nothing new): it is
+        alive and no longer failed. The caller holds the lock."""
+        health = self._queries.setdefault(name, QueryHealth())
+        health.active = True
+        health.failed_with = None
+        health.last_batch_s = now
+        return health
 
     def on_steps(self, name: str, steps_s: dict[str, float]) -> None:
         """The seconds each step of the last ``foreachBatch`` body of ``name`` took."""
