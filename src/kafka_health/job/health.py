@@ -47,7 +47,7 @@ class QueryHealth:
     failed_with: str | None = None
     """The exception class of a termination that was not Kafka's; None once a batch runs."""
     sources: tuple[str, ...] = ()
-    """What the query reads, from its progress (e.g. ``KafkaV2[Subscribe[topic]]``)."""
+    """What the query reads, from its progress (e.g. ``KafkaV2[SubscribePattern[\\Qtopic\\E]]``)."""
     phases_s: dict[str, float] = field(default_factory=dict)
     """Where the last batch's time went (``durationMs``: latestOffset, addBatch, ...)."""
     steps_s: dict[str, float] = field(default_factory=dict)
