@@ -41,6 +41,7 @@ class GroupTimers:
         self.root_group_wait_s = group_wait_s if root_group_wait_s is None else root_group_wait_s
         self._pending_since: dict[tuple[str, str], float] = {}
         self._quiet_since: dict[tuple[str, str], float] = {}
+        self._due_at: dict[tuple[str, str], float] = {}
 
     def due(
         self,
@@ -59,18 +60,31 @@ class GroupTimers:
             # Keep the slot's place in line for a moment: a symptom muted because its cause
             # just arrived (and the cause not yet firing) must not restart the group wait.
             self._quiet_since.setdefault(slot, now)
+            self._due_at.pop(slot, None)
             if now - self._quiet_since[slot] > self.group_wait_s:
                 self._pending_since.pop(slot, None)
             return False
         self._quiet_since.pop(slot, None)
+        self._due_at.pop(slot, None)
         since = self._pending_since.setdefault(slot, now)
         if reason in (NotifyReason.REPEAT, NotifyReason.CAUSE):
             return True
         if entry is None or reason == NotifyReason.FIRST:
             wait = self.root_group_wait_s if roots_only else self.group_wait_s
-            return now >= since + min(wait, self.group_wait_s)
-        return now >= entry.notified_at + self.group_interval_s
+            at = since + min(wait, self.group_wait_s)
+        else:
+            at = entry.notified_at + self.group_interval_s
+        if now >= at:
+            return True
+        self._due_at[slot] = at
+        return False
+
+    def next_due(self) -> float | None:
+        """The earliest time a group that is waiting will be due (None: none waits), so the
+        evaluation can wake then instead of at its next tick."""
+        return min(self._due_at.values(), default=None)
 
     def flushed(self, receiver: str, key: str) -> None:
         self._pending_since.pop((receiver, key), None)
         self._quiet_since.pop((receiver, key), None)
+        self._due_at.pop((receiver, key), None)

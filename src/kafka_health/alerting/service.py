@@ -542,8 +542,16 @@ class AlertService:
                     self.exporter.push({"cluster": self.cluster})
             except Exception:
                 log.exception("alert evaluation failed")
-            self._wake.wait(self.config.tick_s)
+            self._wake.wait(self.next_wait_s())
             self._wake.clear()
+
+    def next_wait_s(self) -> float:
+        """Seconds until the next evaluation: the tick, or sooner when a group's wait ends
+        (so a first page leaves when its group wait is over, not at the tick after)."""
+        due = self.timers.next_due()
+        if due is None:
+            return self.config.tick_s
+        return min(self.config.tick_s, max(due - self.clock(), 0.01))
 
     def _delivery_loop(self) -> None:
         assert self.outbox is not None

@@ -167,11 +167,18 @@ class MonitorJob:
         # foreachBatch the executed RDD of the query's plan), so this plans in milliseconds
         # and reads and parses the batch once; dead letters (rare) read it again.
         with timer.step("plan"):
-            rows = driver_rows(batch.coalesce(self._parallelism), self.config)
+            rows = driver_rows(batch.coalesce(self._parallelism))
         with timer.step("collect"):
             collected = rows.collect()
         with timer.step("decode"):
             decoded = decode_rows(collected)
+        if decoded.invalid:
+            log.warning(
+                "batch %d: %d records on %s or %s are not the canary's or the prober's "
+                "(another schema, or not JSON): dropped",
+                batch_id, decoded.invalid, self.config.topics.canary_results,
+                self.config.topics.cluster_state,
+            )  # fmt: skip
         if decoded.dead_letters:
             with timer.step("dead_letters"):
                 self._write_dead_letters(batch)

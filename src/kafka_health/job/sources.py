@@ -42,6 +42,15 @@ def exact_topics_pattern(topics: Sequence[str]) -> str:
     return "|".join(f"\\Q{topic}\\E" for topic in dict.fromkeys(topics))
 
 
+# The longest a broker holds the source's fetch for data that is not there yet (the Java
+# client's default is 500 ms). A batch's task reads up to offsets that already exist, but the
+# pooled consumer's read-ahead fetch from the previous batch is still parked on the broker,
+# and the next fetch to that broker waits for it: measured, a batch of a dozen records from a
+# 1- or 6-partition topic took 0.42-0.44 s to collect with the default, 0.09-0.14 s with 10 ms
+# (BENCHMARKS.md, "Streaming job").
+FETCH_MAX_WAIT_MS = 10
+
+
 def _source(
     spark: SparkSession, config: MonitorConfig, kafka: KafkaConfig, topics: Sequence[str]
 ) -> DataFrame:
@@ -57,5 +66,6 @@ def _source(
         .option("failOnDataLoss", "false")
         .option("maxOffsetsPerTrigger", str(config.job.max_offsets_per_trigger))
         .option("kafka.client.id", f"kafka-health-{config.cluster_name}")
+        .option("kafka.fetch.max.wait.ms", str(FETCH_MAX_WAIT_MS))
         .load()
     )

@@ -188,3 +188,23 @@ def test_a_broker_seen_back_does_not_explain_its_next_fault(tmp_path: Path) -> N
     first = [p for p in h.pages() if p.reason == "first" and p.created_at - T0 > 100]
     assert [[a.labels["alertname"] for a in p.alerts] for p in first] == [["CanaryWriteFailure"]]
     assert first[0].created_at - T0 == 112.0, "seen at 110, group_wait_s 2"
+
+
+def test_the_evaluation_wakes_when_a_group_wait_ends_not_at_the_next_tick(
+    tmp_path: Path,
+) -> None:
+    """A symptom seen at 4.3 s is due at 6.3 s (group_wait_s 2): the service's next wait
+    ends then, not at its next 1 s tick (7.3 s)."""
+    h = Harness(tmp_path)
+    signals = frozen_broker_3(thaw_at=100.0, fenced_at=None)
+    h.tick(0.0, signals(0.0))  # type: ignore[operator]
+    assert h.service.next_wait_s() == h.config.tick_s, "nothing waits: the tick"
+    h.tick(4.3, signals(4.3))  # type: ignore[operator]
+    assert h.pages() == []
+    assert abs(h.service.next_wait_s() - 1.0) < 1e-9, "the tick comes first"
+    h.clock.now = T0 + 5.8
+    assert abs(h.service.next_wait_s() - 0.5) < 1e-9, "the group wait ends at 6.3"
+    h.tick(6.3, signals(6.3))  # type: ignore[operator]
+    [page] = h.pages()
+    assert abs(page.created_at - T0 - 6.3) < 1e-6
+    assert h.service.next_wait_s() == h.config.tick_s, "paged: nothing waits"

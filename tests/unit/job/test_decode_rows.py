@@ -6,6 +6,7 @@ import json
 
 from kafka_health.detectors.inputs import LogStream
 from kafka_health.job.batch import ParseCount, decode_rows
+from kafka_health.job.schemas import CLUSTER_STATE_SCHEMA_ID, RESULT_SCHEMA_ID
 
 
 def log_row(outcome: str, reason: str | None, type_: str | None, broker: str | None,
@@ -43,8 +44,9 @@ def test_the_groups_give_both_the_parse_counts_and_the_streams_seen() -> None:
 
 
 def test_identical_records_stay_as_many_as_they_were_and_are_not_counted_as_log_lines() -> None:
-    outcome = {"canary_id": "c", "partition": 0, "seq": 4, "acks": "all", "send_ms": 1,
-               "done_ms": 2, "outcome": "ok", "latency_s": 0.001}  # fmt: skip
+    outcome = {"schema": RESULT_SCHEMA_ID, "canary_id": "c", "partition": 0, "seq": 4,
+               "acks": "all", "send_ms": 1, "done_ms": 2, "outcome": "ok",
+               "latency_s": 0.001}  # fmt: skip
     decoded = decode_rows([record_row("outcome", entries=2, **outcome)])
     assert [(o.partition, o.seq) for o in decoded.batch.outcomes] == [(0, 4), (0, 4)]
     assert decoded.counts == [] and decoded.batch.streams == []
@@ -61,3 +63,26 @@ def test_probes_and_events_become_detector_inputs() -> None:
     batch = decode_rows(rows).batch
     assert [(p.partition, p.seq, p.offset) for p in batch.probes] == [(1, 7, 11)]
     assert [(e.type, e.subject_broker_id) for e in batch.events] == [("broker_failure", 3)]
+
+
+def test_records_of_the_own_topics_that_are_not_ours_are_counted_and_dropped() -> None:
+    """Canary outcomes and cluster-state records reach the driver as they are (Spark's
+    from_json has no generated code); only those matching their schema become inputs."""
+    ok = {"schema": RESULT_SCHEMA_ID, "partition": 0, "seq": 1, "send_ms": 5, "outcome": "ok"}
+    partition = {"schema": CLUSTER_STATE_SCHEMA_ID, "kind": "partition", "snapshot_ms": 7,
+                 "topic": "t", "partition": 0, "leader": 1, "replicas": [1, 2],
+                 "isr": [1]}  # fmt: skip
+    rows = [
+        record_row("outcome", **ok),
+        record_row("outcome", entries=3, **{**ok, "schema": "someone-else/v1"}),
+        record_row("outcome", **{**ok, "seq": "1"}),
+        record_row("outcome", **{k: v for k, v in ok.items() if k != "send_ms"}),
+        ("outcome", "not json {"),
+        ("outcome", "[1, 2]"),
+        record_row("cluster", **partition),
+        record_row("cluster", **{**partition, "kind": "rumour"}),
+    ]
+    decoded = decode_rows(rows)
+    assert [(o.partition, o.seq, o.ok) for o in decoded.batch.outcomes] == [(0, 1, True)]
+    assert [(c.kind, c.isr) for c in decoded.batch.cluster] == [("partition", (1,))]
+    assert decoded.invalid == 3 + 1 + 1 + 1 + 1 + 1
