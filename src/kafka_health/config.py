@@ -694,10 +694,10 @@ class AlertingConfig:
     gone. The job publishes full snapshots: its series go at once, and a stale source's values
     are left out of them by the job (``signal_stale``)."""
     group_by: list[str] = field(default_factory=lambda: ["broker_id"])
-    group_wait_s: float = 2.0
+    group_wait_s: float = 1.0
     """The first page's wait when a cause could still explain its alerts: a cause seen within
     it is on the first page; one seen later updates the same incident at once."""
-    root_group_wait_s: float = 1.0
+    root_group_wait_s: float = 0.5
     """The first page's wait when all its alerts are root causes (no inhibit rule targets
     them): no cause can come later."""
     group_interval_s: float = 10.0

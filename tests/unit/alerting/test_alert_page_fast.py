@@ -56,7 +56,7 @@ def test_freeze_pages_at_once_then_the_same_incident_names_the_gc_and_resolves(
     resolved = notes[-1]
 
     # 1. The symptom, within the budget, with what may cause it.
-    assert first.created_at - T0 == 6.0, "seen at 4, group_wait_s 2"
+    assert first.created_at - T0 == 5.0, "seen at 4, group_wait_s 1"
     [symptom] = first.alerts
     assert symptom.labels["alertname"] == "CanaryWriteFailure"
     assert "hung or paused" in symptom.annotations["candidates"]
@@ -187,24 +187,24 @@ def test_a_broker_seen_back_does_not_explain_its_next_fault(tmp_path: Path) -> N
     h.run(0, 112, signals, step=1)
     first = [p for p in h.pages() if p.reason == "first" and p.created_at - T0 > 100]
     assert [[a.labels["alertname"] for a in p.alerts] for p in first] == [["CanaryWriteFailure"]]
-    assert first[0].created_at - T0 == 112.0, "seen at 110, group_wait_s 2"
+    assert first[0].created_at - T0 == 111.0, "seen at 110, group_wait_s 1"
 
 
 def test_the_evaluation_wakes_when_a_group_wait_ends_not_at_the_next_tick(
     tmp_path: Path,
 ) -> None:
-    """A symptom seen at 4.3 s is due at 6.3 s (group_wait_s 2): the service's next wait
-    ends then, not at its next 1 s tick (7.3 s)."""
+    """A symptom seen at 4.3 s is due at 5.3 s (group_wait_s 1): the service's next wait
+    ends then, not at its next 1 s tick (after 5.3 s when the tick comes at 4.5 s)."""
     h = Harness(tmp_path)
     signals = frozen_broker_3(thaw_at=100.0, fenced_at=None)
     h.tick(0.0, signals(0.0))  # type: ignore[operator]
     assert h.service.next_wait_s() == h.config.tick_s, "nothing waits: the tick"
     h.tick(4.3, signals(4.3))  # type: ignore[operator]
     assert h.pages() == []
-    assert abs(h.service.next_wait_s() - 1.0) < 1e-9, "the tick comes first"
-    h.clock.now = T0 + 5.8
-    assert abs(h.service.next_wait_s() - 0.5) < 1e-9, "the group wait ends at 6.3"
-    h.tick(6.3, signals(6.3))  # type: ignore[operator]
+    assert abs(h.service.next_wait_s() - 1.0) < 1e-6, "the tick and the group wait coincide"
+    h.clock.now = T0 + 4.5
+    assert abs(h.service.next_wait_s() - 0.8) < 1e-6, "the group wait ends at 5.3"
+    h.tick(5.3, signals(5.3))  # type: ignore[operator]
     [page] = h.pages()
-    assert abs(page.created_at - T0 - 6.3) < 1e-6
+    assert abs(page.created_at - T0 - 5.3) < 1e-6
     assert h.service.next_wait_s() == h.config.tick_s, "paged: nothing waits"
