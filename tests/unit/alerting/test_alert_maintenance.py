@@ -155,7 +155,8 @@ def test_a_short_group_wait_does_not_page_before_the_shutdown_line(
 ) -> None:
     """The shutdown line is logged before the broker goes away, so it normally arrives with or
     before the first symptom (both reach the job in the same query); even arriving ``lag`` s
-    after it (the shipper's poll, a batch boundary), inside group_wait_s (1 s), the symptom is judged as maintenance before its first page."""
+    after it (the shipper's poll, a batch boundary), inside group_wait_s (1 s), the symptom is
+    judged as maintenance before its first page."""
     h = Harness(tmp_path)
 
     def signals(t: float) -> list[Signal]:
