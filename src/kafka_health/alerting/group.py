@@ -60,12 +60,10 @@ class GroupTimers:
             # Keep the slot's place in line for a moment: a symptom muted because its cause
             # just arrived (and the cause not yet firing) must not restart the group wait.
             self._quiet_since.setdefault(slot, now)
-            self._due_at.pop(slot, None)
             if now - self._quiet_since[slot] > self.group_wait_s:
                 self._pending_since.pop(slot, None)
             return False
         self._quiet_since.pop(slot, None)
-        self._due_at.pop(slot, None)
         since = self._pending_since.setdefault(slot, now)
         if reason in (NotifyReason.REPEAT, NotifyReason.CAUSE):
             return True
@@ -79,12 +77,16 @@ class GroupTimers:
         self._due_at[slot] = at
         return False
 
+    def begin_evaluation(self) -> None:
+        """Forget the due times of the last evaluation: each group still waiting records its
+        own again in :meth:`due` (a group whose alerts are gone records none)."""
+        self._due_at.clear()
+
     def next_due(self) -> float | None:
-        """The earliest time a group that is waiting will be due (None: none waits), so the
-        evaluation can wake then instead of at its next tick."""
+        """The earliest time a group that waited in this evaluation will be due (None: none
+        waits), so the evaluation can wake then instead of at its next tick."""
         return min(self._due_at.values(), default=None)
 
     def flushed(self, receiver: str, key: str) -> None:
         self._pending_since.pop((receiver, key), None)
         self._quiet_since.pop((receiver, key), None)
-        self._due_at.pop((receiver, key), None)

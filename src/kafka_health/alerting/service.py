@@ -301,6 +301,7 @@ class AlertService:
             self.silences.reload()
             changed = self.engine.evaluate(self.store, now)
             extra = self._mute(now)
+            self.timers.begin_evaluation()
             sent = [n for route in self.routes for n in self._notify(route, extra, now)]
             self.nflog.gc(now, self.config.resolved_retention_s)
             if changed or sent or now - self._saved_at >= SAVE_INTERVAL_S:

@@ -208,3 +208,17 @@ def test_the_evaluation_wakes_when_a_group_wait_ends_not_at_the_next_tick(
     [page] = h.pages()
     assert abs(page.created_at - T0 - 5.3) < 1e-6
     assert h.service.next_wait_s() == h.config.tick_s, "paged: nothing waits"
+
+
+def test_a_group_whose_alerts_are_gone_leaves_no_due_time_behind() -> None:
+    """A group waiting at one evaluation and not seen at the next (its alerts gone before
+    its first page) must not keep the evaluation waking every 10 ms for a past due time."""
+    from kafka_health.alerting.group import GroupTimers
+    from kafka_health.alerting.notify_log import NotifyReason
+
+    timers = GroupTimers(group_wait_s=1.0, group_interval_s=10.0)
+    timers.begin_evaluation()
+    assert not timers.due("pager", '{broker_id="3"}', NotifyReason.FIRST, None, 100.0)
+    assert timers.next_due() == 101.0
+    timers.begin_evaluation()  # the next evaluation does not see that group
+    assert timers.next_due() is None
