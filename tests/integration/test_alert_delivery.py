@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -288,7 +289,8 @@ def test_two_minute_outage_in_real_time_delivers_everything_once(tmp_path: Path)
         return time.monotonic() - began
 
     state = ReceiverState(hang_s=3.0)
-    state.mode = lambda: "500" if elapsed() < 60 else "hang" if elapsed() < 120 else "ok"
+    outage_over = threading.Event()  # set by the test once it saw nothing got through
+    state.mode = lambda: "500" if elapsed() < 60 else "ok" if outage_over.is_set() else "hang"
     with webhook_receiver(state) as url:
         receiver = ReceiverConfig(
             name="pager", url=url, timeout_s=1.0, backoff_initial_s=1, backoff_max_s=8
@@ -321,6 +323,7 @@ def test_two_minute_outage_in_real_time_delivers_everything_once(tmp_path: Path)
                 )  # fmt: skip
                 time.sleep(1.0)
             assert state.acked == set(), "no answer got through the outage"
+            outage_over.set()
             wait_for(
                 lambda: len(state.acked) >= 6, 60, "every notification acknowledged", poll_s=0.05
             )
