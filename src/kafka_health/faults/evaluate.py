@@ -34,6 +34,8 @@ class AlertSeen:
     cause: str
     starts_at: float | None = None
     """When the alert's condition began to hold, as the monitor says (``startsAt``)."""
+    details: str = ""
+    """The alert's details annotation (error classes, partitions), to explain a surprise."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -45,6 +47,7 @@ class AlertSeen:
             "group_key": self.group_key,
             "cause": self.cause,
             "starts_at": self.starts_at,
+            "details": self.details,
         }
 
 
@@ -71,6 +74,7 @@ def alerts_of(pages: Iterable[Page]) -> list[AlertSeen]:
             group_key=page.group_key,
             cause=str(alert.get("annotations", {}).get("cause", "")),
             starts_at=_epoch(alert.get("startsAt")),
+            details=str(alert.get("annotations", {}).get("details", "")),
         )
         for page in pages
         for alert in page.alerts

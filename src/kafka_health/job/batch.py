@@ -2,10 +2,11 @@
 
 Spark reads the monitor's own topics in one query whose plan decodes and parses each record
 once (Spark built-in functions only, :mod:`kafka_health.parsing`; the plan is built once, when
-the query starts: :func:`parsed_stream`). Per batch, on the checkpointed parsed records, lines
-that are not events are dropped and what is left is one small DataFrame of ``(kind, json)``
-rows: canary outcomes, cluster-state records, events of the types detectors read, and one
-tally (a single aggregation) per (outcome, reason, type, broker, log kind), from which the
+the query starts: :func:`parsed_stream`, with the group columns of
+:func:`with_driver_columns`). Per batch, one aggregation (:func:`driver_rows`) drops the lines
+that are not events and leaves a small DataFrame of ``(tag, payload)`` rows: canary outcomes
+and cluster-state records as they were written (checked on the driver), events of the types
+detectors read, and one tally per (outcome, reason, type, broker, log kind), from which the
 driver takes both the parse counts and the (broker, log kind) streams seen. One ``collect``
 brings them to the driver, where :func:`decode_rows` turns them into a
 :class:`~kafka_health.detectors.inputs.Batch`.
