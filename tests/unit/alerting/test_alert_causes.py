@@ -477,6 +477,31 @@ def test_two_brokers_down_explain_the_survivors_min_isr(tmp_path: Path) -> None:
     assert '{broker_id="1"}' not in h.incidents(), h.paged_rules()
 
 
+def test_two_kraft_brokers_back_explain_the_survivors_leader_churn(tmp_path: Path) -> None:
+    """KRaft, brokers 2 and 3 killed (the quorum lost) and restarted (fault suite,
+    2026-11-24): when the quorum came back, broker 1's probes met one NotEnoughReplicas and
+    two NotLeaderOrFollower refusals (its partitions' ISR and leader epochs changing) as the
+    controller reported brokers 2 and 3 failed. That is their fault, not broker 1's: no page
+    for broker 1's group, also after their failures resolve."""
+    h = Harness(tmp_path)
+
+    def signals(t: float) -> list[Signal]:
+        out = [sig("broker_failures", 1, t, broker_id=b) for b in (2, 3) if 30 <= t < 45]
+        if 30 <= t < 66:
+            failures = {"failures": {"NotEnoughReplicas": 1, "NotLeaderOrFollower": 2},
+                        "sends": 30}  # fmt: skip
+            out += [sig("canary_availability_ratio", 0.9, t, failures, broker_id=1),
+                    sig("canary_send_failures", 1, t, broker_id=1,
+                        error_class="NotEnoughReplicas"),
+                    sig("canary_send_failures", 2, t, broker_id=1,
+                        error_class="NotLeaderOrFollower")]  # fmt: skip
+        return out
+
+    h.run(0, 120, signals, step=1)
+    assert h.alerts("CanaryWriteFailure"), "evaluated"
+    assert '{broker_id="1"}' not in h.incidents(), h.paged_rules()
+
+
 def test_a_symptom_explained_by_a_fault_stays_explained_when_its_broker_fails_again(
     tmp_path: Path,
 ) -> None:
