@@ -92,7 +92,10 @@ class SignalBoard:
     the previous batch's fold, or the query's start) is added to ``stale_after``: the first
     batch after a start takes ~20 s here, and its records are that old when it is folded,
     which is the job's delay (MonitorStalled), not the source's (seen: MonitorBlind for the
-    canary at every start of the fault suite).
+    canary at every start of the fault suite). A process counts a source's age from no
+    earlier than its query's first start: the first batch of a restarted job can be a replay
+    planned before the restart, holding records as old as the process's downtime (seen:
+    MonitorBlind after the fault suite's monitor-kill).
     """
 
     def __init__(
@@ -114,6 +117,7 @@ class SignalBoard:
         # seconds it was down, which its restart already explains)
         self._observed: dict[str, float] = {}
         self._reading_since: dict[str, float] = {}  # query -> start of its current batch's read
+        self._first_start: dict[str, float] = {}  # query -> when this process first started it
         self._read_lag: dict[str, float] = {}  # query -> seconds its last batch took to fold
         self._job = job
         self._clock = clock
@@ -142,6 +146,7 @@ class SignalBoard:
         """``query`` (re)started: its next batch reads from now on."""
         with self._lock:
             self._reading_since[query] = self._clock()
+            self._first_start.setdefault(query, self._reading_since[query])
 
     def forget_batches(self, query: str) -> None:
         """The query starts over from batch 0 (its checkpoint is new): no batch is a replay."""
@@ -207,8 +212,12 @@ class SignalBoard:
         return {
             source
             for source, at in self._observed.items()
-            if now - at > self._stale_after_now(source)
+            if self._age(source, at, now) > self._stale_after_now(source)
         }
+
+    def _age(self, source: str, at: float, now: float) -> float:
+        since = self._first_start.get(SOURCE_QUERY.get(source, MONITOR_QUERY), 0.0)
+        return max(0.0, now - max(at, since))
 
     def _stale_after_now(self, source: str) -> float:
         lag = self._read_lag.get(SOURCE_QUERY.get(source, MONITOR_QUERY), 0.0)
@@ -220,7 +229,7 @@ class SignalBoard:
             return out
         for source, at in sorted(self._observed.items()):
             scope = labels(source=source)
-            age = max(0.0, now - at)
+            age = self._age(source, at, now)
             detail = {"observed_at": at, "age_s": round(age, 3),
                       "stale_after_s": self._stale_after_now(source)}  # fmt: skip
             out.append(Signal("signal_age_seconds", scope, age, now, detail))

@@ -148,6 +148,26 @@ def test_the_jobs_own_slow_first_batch_does_not_make_a_source_stale() -> None:
     assert ages[labels(source="canary")].details["stale_after_s"] == 22.5
 
 
+def test_a_restarted_jobs_replayed_first_batch_does_not_make_a_source_stale() -> None:
+    """Fault suite, monitor-kill: ``run`` killed at 1000 and started again; its query started
+    at 1040 and first replayed the batch planned before the kill (canary results up to
+    1000), folded at 1060. The 60 s gap is the monitor's own, not the canary's; a canary that
+    stays silent is stale once its allowance after the restart has passed."""
+    now = [1040.0]
+    board = SignalBoard(JobConfig(), clock=lambda: now[0], stale_after={"canary": 7.0}, live=True)
+    board.query_started("monitor")
+    now[0] = 1060.0
+    board.fold(7, batch(outcomes=[ok(0, 1, 999_500)]))
+    assert board.stale() == set(), "counted from the query's start, with its 20 s batch"
+    now[0] = 1063.0
+    assert board.stale() == set()
+    board.query_started("monitor")  # a later restart of the query in the same process
+    now[0] = 1040.0 + 7.0 + 20.0 + 0.5
+    assert board.stale() == {"canary"}, "the canary sent nothing since the restart"
+    ages = by_name(board.signals(), "signal_age_seconds")
+    assert ages[labels(source="canary")].value == 27.5
+
+
 def test_a_stale_prober_leaves_the_isr_values_out() -> None:
     now = [1000.0]
     board = SignalBoard(
