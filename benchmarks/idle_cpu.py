@@ -48,6 +48,13 @@ def tree(pid: int) -> list[int]:
     return out
 
 
+def process_name(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return "?"
+
+
 def cpu_ticks(pids: list[int]) -> int:
     total = 0
     for pid in pids:
@@ -98,6 +105,7 @@ def main() -> None:
             time.sleep(args.warmup)
             pids = tree(run)
             start_ticks, started = cpu_ticks(pids), time.monotonic()
+            start_each = {pid: cpu_ticks([pid]) for pid in pids}
             durations: dict[str, list[float]] = {}
             phases: dict[tuple[str, str], list[float]] = {}
             last_at: dict[tuple[tuple[str, str], ...], float] = {}
@@ -126,6 +134,9 @@ def main() -> None:
             cores = (cpu_ticks(pids) - start_ticks) / TICK / elapsed
             print(f"job (run + Spark JVM, {len(pids)} processes): {cores:.2f} cores on average "
                   f"over {elapsed:.0f} s after {args.warmup:.0f} s of warm-up")  # fmt: skip
+            for pid in pids:
+                each = (cpu_ticks([pid]) - start_each[pid]) / TICK / elapsed
+                print(f"  {process_name(pid)} (pid {pid}): {each:.2f} cores")
             for query, seen in sorted(durations.items()):
                 ordered = sorted(seen)
                 p95 = ordered[max(0, round(0.95 * len(ordered)) - 1)]
