@@ -31,6 +31,7 @@ def test_hostile_file_summary_counts_every_line(
     assert code == 0, err[-2000:]
     summary = json.loads(out)
     assert summary["lines"] == LINES
+    assert sum(summary["lines_by_outcome"].values()) == LINES
     assert summary["unrecognised_lines"] == sum(summary["unrecognised_by_reason"].values())
     assert summary["unrecognised_by_reason"]["not_utf8"] > 0
 
