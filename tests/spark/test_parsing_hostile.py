@@ -17,7 +17,7 @@ from kafka_health.parsing.events import parse_entries
 
 pytestmark = pytest.mark.spark
 
-LINES = 3000  # the ten ~1 MB lines of the generator are among them
+LINES = 3000  # the ~1 MB lines of the generator are among them
 
 
 def test_hostile_file_summary_counts_every_line(
