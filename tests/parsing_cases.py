@@ -976,6 +976,20 @@ LAYOUT_CASES: tuple[Case, ...] = (
         "a public 1.0 log)",
     ),
     Case(
+        "offline_selector_0_9",
+        '[2016-03-01 10:00:00,123] INFO [OfflinePartitionLeaderSelector]: Selected new leader and ISR {"leader":2,"leader_epoch":5,"isr":[2,3]} for offline partition [orders,3] (kafka.controller.OfflinePartitionLeaderSelector)',
+        "leader_change",
+        {"topic": "orders", "partition": 3, "leader": 2, "leader_epoch": 5, "isr_after": [2, 3]},
+        "OfflinePartitionLeaderSelector.selectLeader 0.8.1-1.0 (Kafka sources of that era)",
+    ),
+    Case(
+        "offline_selector_0_8_0",
+        '[2013-05-01 10:00:00,123] INFO [OfflinePartitionLeaderSelector]: Selected new leader and ISR {"leader":1,"leader_epoch":2,"isr":[1]} for offline partition [orders, 0] (kafka.controller.OfflinePartitionLeaderSelector)',
+        "leader_change",
+        {"topic": "orders", "partition": 0, "leader": 1, "isr_after": [1]},
+        "OfflinePartitionLeaderSelector 0.8.0: 'for offline partition [%s, %d]'",
+    ),
+    Case(
         "become_leader_trace_0_9",
         "[2016-03-01 10:00:00,123] TRACE Broker 2 completed LeaderAndIsr request correlationId 7 from controller 1 epoch 4 for the become-leader transition for partition [orders,3] (state.change.logger)",
         "leader_change",

@@ -241,6 +241,17 @@ KAFKA_PATTERNS: tuple[EventPattern, ...] = (
         "logging broker is the new leader",
     ),
     _k(
+        "leader_change.offline_selector_0_8",
+        "leader_change",
+        r"for offline partition",
+        r'Selected new leader and ISR \{"leader":(?P<leader>\d+),"leader_epoch":'
+        r'(?P<leader_epoch>\d+),"isr":\[(?P<isr_after>[\d,]*)\]\} for offline partition '
+        r"\[(?P<topic>[^,\]\s]+), ?(?P<partition>\d+)\]",
+        "kafka.controller.OfflinePartitionLeaderSelector 0.8-1.0 (controller.log): 'Selected new "
+        "leader and ISR %s for offline partition %s' (0.8.0: '[%s, %d]'), the first %s being "
+        "LeaderAndIsr.toString = Json.encode(Map(leader, leader_epoch, isr))",
+    ),
+    _k(
         "leader_change.become_leader_trace",
         "leader_change",
         r"for the become-leader transition",
