@@ -3,7 +3,8 @@
 The mix (200 000 lines by default): random bytes, NUL runs, truncated and mutated real lines
 (the parser test table's), real lines, and a few ~1 MB lines built to make a backtracking
 regular expression recurse or crawl (a GC cause that never closes its parenthesis, an ISR list
-of 500 000 ids, 1 MB of ``[x]`` decorators, ``()`` repeated, a trigger word then noise).
+of 500 000 ids, 1 MB of ``[x]`` decorators, ``()`` repeated, a trigger word then noise, JSON
+layout lines with a 1 MB message or a 1 MB-deep value).
 The same seed gives the same bytes, so a failure is reproducible:
 
     .venv/bin/python benchmarks/hostile_logs.py /tmp/hostile.log [--lines 200000] [--seed 13]
@@ -41,6 +42,13 @@ def huge_lines() -> list[bytes]:
         b"[0.1s][info][gc] GC(1) Pause Young " + b"(G1 Evacuation Pause) " * (n // 22),
         b"\t" * n,
         b"{" * n,
+        # log4j JSON layouts (read with get_json_object): a 1 MB message, a 1 MB-deep value
+        # after the message, a layout object cut short.
+        b'{"level":"INFO","loggerName":"k","message":"Shrinking ISR from '
+        + b"1," * (n // 2)
+        + b'"}',
+        b'{"message":"Shrinking ISR from 1,2 to 1","thrown":' + b"[" * n,
+        b'{"timeMillis":1557930014399,"level":"WARN","message":"Unable to reconnect to Zoo',
     ]
 
 

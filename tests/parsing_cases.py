@@ -953,6 +953,43 @@ LAYOUT_CASES: tuple[Case, ...] = (
         "log4j '%t %-5p %d %c{1.} - %m%n' (no brackets)",
     ),
     Case(
+        "layout_log4j_date",
+        "19 May 2015 16:52:48,758 ERROR [kafka-log-cleaner-thread-0] LogCleaner - [kafka-log-cleaner-thread-0], Error due to ",
+        "log_cleaner_died",
+        {"ts": "2015-05-19T16:52:48.758", "level": "ERROR"},
+        "log4j 1.x '%d{DATE} %p [%t] %c{1} - %m%n' (PatternLayout: DATE is 'dd MMM yyyy "
+        "HH:mm:ss,SSS') + LogCleaner 0.8-1.0",
+    ),
+    Case(
+        "become_leader_1_x",
+        "[2018-09-14 16:11:27,413] INFO [Partition test-0 broker=0] test-0 starts at Leader Epoch 0 from offset 0. Previous Leader Epoch was: -1 (kafka.cluster.Partition)",
+        "leader_change",
+        {"topic": "test", "partition": 0, "leader_epoch": 0, "leader": 0, "broker_id": "0"},
+        "Partition.makeLeader 1.1-2.3, line quoted from a public broker log",
+    ),
+    Case(
+        "become_leader_1_0",
+        "[2017-11-02 10:00:00,000] INFO Partition [orders,3] on broker 2: orders-3 starts at Leader Epoch 7 from offset 1200. Previous Leader Epoch was: 6 (kafka.cluster.Partition)",
+        "leader_change",
+        {"topic": "orders", "partition": 3, "leader_epoch": 7},
+        "Partition.makeLeader 1.0 (logIdent 'Partition [%s,%d] on broker %d: ', as quoted from "
+        "a public 1.0 log)",
+    ),
+    Case(
+        "offline_selector_0_9",
+        '[2016-03-01 10:00:00,123] INFO [OfflinePartitionLeaderSelector]: Selected new leader and ISR {"leader":2,"leader_epoch":5,"isr":[2,3]} for offline partition [orders,3] (kafka.controller.OfflinePartitionLeaderSelector)',
+        "leader_change",
+        {"topic": "orders", "partition": 3, "leader": 2, "leader_epoch": 5, "isr_after": [2, 3]},
+        "OfflinePartitionLeaderSelector.selectLeader 0.8.1-1.0 (Kafka sources of that era)",
+    ),
+    Case(
+        "offline_selector_0_8_0",
+        '[2013-05-01 10:00:00,123] INFO [OfflinePartitionLeaderSelector]: Selected new leader and ISR {"leader":1,"leader_epoch":2,"isr":[1]} for offline partition [orders, 0] (kafka.controller.OfflinePartitionLeaderSelector)',
+        "leader_change",
+        {"topic": "orders", "partition": 0, "leader": 1, "isr_after": [1]},
+        "OfflinePartitionLeaderSelector 0.8.0: 'for offline partition [%s, %d]'",
+    ),
+    Case(
         "become_leader_trace_0_9",
         "[2016-03-01 10:00:00,123] TRACE Broker 2 completed LeaderAndIsr request correlationId 7 from controller 1 epoch 4 for the become-leader transition for partition [orders,3] (state.change.logger)",
         "leader_change",
@@ -1043,4 +1080,69 @@ LAYOUT_CASES: tuple[Case, ...] = (
     ),
 )
 
-ALL_CASES: tuple[Case, ...] = KAFKA_CASES + GC_CASES + LAYOUT_CASES
+# log4j JSON layouts (parsing/jsonlayout.py): one object per entry, its fields as each layout's
+# documentation names them; the Kafka wording inside is a supported one, the time is the
+# layout's own (ISO text, epoch milliseconds, or log4j 2.11+'s instant).
+JSON_LAYOUT_CASES: tuple[Case, ...] = (
+    Case(
+        "json_ecs_template",
+        '{"@timestamp":"2019-05-15T14:20:14.399Z","ecs.version":"1.2.0","log.level":"INFO","message":"[Partition orders-3 broker=1] Shrinking ISR from 1,2,3 to 1. Leader: (highWatermark: 10, endOffset: 12). Out of sync replicas: (brokerId: 2, endOffset: 10) (brokerId: 3, endOffset: 11).","process.thread.name":"kafka-scheduler-4","log.logger":"kafka.cluster.Partition"}',
+        "isr_shrink",
+        {
+            "ts": "2019-05-15T14:20:14.399Z",
+            "level": "INFO",
+            "topic": "orders",
+            "partition": 3,
+            "isr_after": [1],
+            "broker_id": "1",
+        },
+        "log4j2 JsonTemplateLayout classpath:EcsLayout.json (logging.apache.org/log4j/2.x/manual/"
+        "json-template-layout.html: @timestamp, ecs.version, log.level, message, "
+        "process.thread.name, log.logger) + Partition 2.4+",
+    ),
+    Case(
+        "json_layout_time_millis",
+        '{"timeMillis":1557930014399,"thread":"main-SendThread(zk-1:2181)","level":"WARN","loggerName":"org.apache.zookeeper.ClientCnxn","message":"Unable to reconnect to ZooKeeper service, session 0x167772767ad92fd has expired","endOfBatch":false,"loggerFqcn":"org.apache.logging.slf4j.Log4jLogger","threadId":23,"threadPriority":5}',
+        "zk_session_expired",
+        {"ts": "2019-05-15T14:20:14.399Z", "level": "WARN", "session_id": "0x167772767ad92fd"},
+        "log4j2 JsonLayout compact=true eventEol=true (logging.apache.org/log4j/2.x/manual/"
+        "layouts.html#JSONLayout: timeMillis, thread, level, loggerName, message, endOfBatch, "
+        "loggerFqcn) + ZooKeeper ClientCnxn 3.4",
+    ),
+    Case(
+        "json_layout_instant_thrown",
+        '{"instant":{"epochSecond":1557930014,"nanoOfSecond":399000000},"thread":"ReplicaFetcherThread-0-2","level":"WARN","loggerName":"kafka.server.ReplicaFetcherThread","message":"[ReplicaFetcher replicaId=1, leaderId=2, fetcherId=0] Error for partition orders-3 at offset 120","thrown":{"commonElementCount":0,"localizedMessage":"This server is not the leader for that topic-partition.","message":"This server is not the leader for that topic-partition.","name":"org.apache.kafka.common.errors.NotLeaderForPartitionException","extendedStackTrace":[]},"endOfBatch":false,"loggerFqcn":"org.apache.logging.slf4j.Log4jLogger","threadId":40,"threadPriority":5}',
+        "not_leader",
+        {"ts": "2019-05-15T14:20:14.399Z", "topic": "orders", "partition": 3},
+        "log4j2 2.11+ JsonLayout: 'instant' {epochSecond, nanoOfSecond} and 'thrown' {name, "
+        "message} (layouts.html#JSONLayout) + ReplicaFetcherThread 2.x 'Error for partition %s "
+        "at offset %d' with the exception only in the thrown object",
+    ),
+    Case(
+        "json_layout_pretty",
+        '{\n  "timeMillis" : 1557930014399,\n  "thread" : "controller-event-thread",\n  "level" : "INFO",\n  "loggerName" : "kafka.controller.KafkaController",\n  "message" : "[Controller id=1] 1 successfully elected as the controller. Epoch incremented to 5 and epoch zk version is now 4",\n  "endOfBatch" : false,\n  "loggerFqcn" : "org.apache.logging.slf4j.Log4jLogger",\n  "threadId" : 31,\n  "threadPriority" : 5\n}',
+        "controller_change",
+        {"ts": "2019-05-15T14:20:14.399Z", "level": "INFO", "subject_broker_id": 1},
+        "log4j2 JsonLayout's default (compact=false: indented, one field a line; layouts.html"
+        "#JSONLayout) + KafkaController 2.4+",
+    ),
+    Case(
+        "json_event_layout_v1",
+        '{"@timestamp":"2015-05-19T16:52:48.758Z","source_host":"kafka-1","file":"Logging.scala","method":"error","level":"ERROR","line_number":"76","thread_name":"kafka-log-cleaner-thread-0","@version":1,"logger_name":"kafka.log.LogCleaner","message":"[kafka-log-cleaner-thread-0], Error due to ","class":"kafka.utils.Logging$class","mdc":{},"exception":{"exception_class":"java.lang.IllegalArgumentException","exception_message":"requirement failed: 1 messages in segment","stacktrace":"java.lang.IllegalArgumentException: requirement failed"}}',
+        "log_cleaner_died",
+        {"ts": "2015-05-19T16:52:48.758Z", "level": "ERROR"},
+        "log4j 1.x JSONEventLayoutV1 (github.com/logstash/log4j-jsonevent-layout: @timestamp, "
+        "level, logger_name, thread_name, message, exception{exception_class, "
+        "exception_message}) + LogCleaner 0.8-1.0",
+    ),
+    Case(
+        "json_layout_without_message",
+        '{"timeMillis":1557930014399,"level":"WARN","loggerName":"x","note":"Shrinking ISR from 1,2 to 1"}',
+        "malformed",
+        {"reason": "isr_shrink"},
+        "a JSON object without a message field is read as it is (the wording in it is seen, "
+        "not trusted)",
+    ),
+)
+
+ALL_CASES: tuple[Case, ...] = KAFKA_CASES + GC_CASES + LAYOUT_CASES + JSON_LAYOUT_CASES

@@ -17,7 +17,7 @@ from kafka_health.parsing.events import parse_entries
 
 pytestmark = pytest.mark.spark
 
-LINES = 3000  # the ten ~1 MB lines of the generator are among them
+LINES = 3000  # the ~1 MB lines of the generator are among them
 
 
 def test_hostile_file_summary_counts_every_line(
@@ -31,6 +31,7 @@ def test_hostile_file_summary_counts_every_line(
     assert code == 0, err[-2000:]
     summary = json.loads(out)
     assert summary["lines"] == LINES
+    assert sum(summary["lines_by_outcome"].values()) == LINES
     assert summary["unrecognised_lines"] == sum(summary["unrecognised_by_reason"].values())
     assert summary["unrecognised_by_reason"]["not_utf8"] > 0
 

@@ -168,3 +168,25 @@ def test_family_per_entry_from_content(
         (10, "full_gc", None),  # its figures come after the concurrent line (another entry)
         (15, "isr_shrink", None),
     ]
+
+
+def test_json_layouts_in_a_file_named_like_a_gc_log(
+    spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """log4j2 ECS and JsonLayout entries (compact, and indented over 11 lines) under a GC-log
+    name: the content makes them Kafka entries, each with the layout's own time."""
+    path = tmp_path / "kafkaServer-gc.log"
+    shutil.copy(FIXTURES / "server-json-layouts.log", path)
+    code, out, _ = run_parse(capsys, str(path))
+    assert code == 0
+    got = [(e["line"], e["type"], e.get("ts")) for e in map(json.loads, out.splitlines())]
+    assert got == [
+        (1, "isr_shrink", "2019-05-15T14:20:14.399Z"),
+        (2, "controller_change", "2019-05-15T14:20:15.123Z"),
+        (13, "zk_session_expired", "2019-05-15T14:20:16.000Z"),
+        (14, "full_gc", "2026-11-22T02:37:53.660+00:00"),
+    ]
+    code, out, _ = run_parse(capsys, "--summary", str(path))
+    summary = json.loads(out)
+    assert summary["lines"] == 15
+    assert summary["lines_by_outcome"] == {"event": 14, "unrecognised": 1}

@@ -2,7 +2,8 @@
 
 The files (plain or .gz) are read by Spark in batch and go through the same expressions as the
 streaming job. Output: one JSON object per event in file order, or with ``--summary`` one
-object counting each event type, ``lines``, ``unrecognised_lines`` and ``malformed``. A missing
+object counting each event type, ``lines`` (and ``lines_by_outcome``: event, malformed,
+unrecognised; they add up to ``lines``), ``unrecognised_lines`` and ``malformed``. A missing
 or unreadable file is exit 2 with its reason.
 """
 
@@ -39,15 +40,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def summary(parsed: DataFrame) -> dict[str, Any]:
-    """Counts: each event type, lines, entries, malformed, unrecognised lines by reason."""
+    """Counts: each event type, lines (by outcome), entries, malformed, unrecognised lines by
+    reason."""
     from kafka_health.parsing.events import outcome_counts
     from kafka_health.parsing.patterns import EVENT_TYPES
 
     result: dict[str, Any] = dict.fromkeys(EVENT_TYPES, 0)
     lines = entries = unrecognised = malformed = 0
     by_reason: dict[str, int] = {}
+    by_outcome: dict[str, int] = {}
     for row in outcome_counts(parsed).collect():
         lines += row["lines"]
+        by_outcome[row["outcome"]] = by_outcome.get(row["outcome"], 0) + row["lines"]
         entries += row["entries"]
         if row["outcome"] == "event":
             result[row["type"]] += row["entries"]
@@ -58,6 +62,7 @@ def summary(parsed: DataFrame) -> dict[str, Any]:
             by_reason[row["reason"]] = by_reason.get(row["reason"], 0) + row["lines"]
     result.update(
         lines=lines,
+        lines_by_outcome=dict(sorted(by_outcome.items())),
         entries=entries,
         malformed=malformed,
         unrecognised_lines=unrecognised,

@@ -3,7 +3,9 @@
 A record's value is either the raw log entry (the key then holds a broker id or a host name) or
 a JSON envelope: the project's shipper (``kafka-health/log/v1``), Filebeat, Fluent Bit, Vector
 or an rsyslog ``omkafka`` JSON template. Which JSON paths hold the message, broker id, host,
-file and kind is configured (:class:`~kafka_health.config.EnvelopeFieldsConfig`).
+file and kind is configured (:class:`~kafka_health.config.EnvelopeFieldsConfig`). A record that
+is itself a log4j JSON layout's event (``log4j-json``) is kept whole: the parser reads its time,
+level and logger (:mod:`~kafka_health.parsing.jsonlayout`).
 
 Bad records are never dropped silently: each gets a ``bad_reason`` (``empty``, ``oversize``,
 ``not_utf8``, ``binary``, ``bad_json``, ``no_message``) and keeps its source offset.
@@ -14,6 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from kafka_health.config import ParsingConfig
+from kafka_health.parsing.jsonlayout import is_layout_record
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
@@ -37,12 +40,13 @@ SOURCE_COLUMNS = {
 }
 
 
-def json_path(doc: Column, path: str) -> Column:
+def json_path(doc: Column, path: str, layouts: bool = False) -> Column:
     """The scalar at dotted ``path`` of a parsed ``map<string,string>`` JSON object, or null.
 
     The top level is a map lookup (parsed once per record); deeper levels read the nested
     object's JSON text. Objects and arrays are not scalars and give null (a log line that
-    starts with "[" is not JSON, so it stays a string).
+    starts with "[" is not JSON, so it stays a string), except, with ``layouts``, an object
+    with a ``message``: a log4j JSON layout's event that the shipper did not unpack.
     """
     from pyspark.sql import functions as F
 
@@ -51,16 +55,18 @@ def json_path(doc: Column, path: str) -> Column:
     if rest:
         value = F.get_json_object(value, "$." + ".".join(rest))
     structured = F.ltrim(value).rlike(r"^[\[{]") & F.get_json_object(value, "$").isNotNull()
+    if layouts:
+        structured = structured & F.get_json_object(value, "$.message").isNull()
     return F.when(~structured, value)
 
 
-def first_path(doc: Column, paths: list[str]) -> Column:
-    """The first non-empty scalar among ``paths``."""
+def first_path(doc: Column, paths: list[str], layouts: bool = False) -> Column:
+    """The first non-empty scalar among ``paths`` (see :func:`json_path` for ``layouts``)."""
     from pyspark.sql import functions as F
 
     if not paths:
         return F.lit(None).cast("string")
-    found = [F.nullif(json_path(doc, p), F.lit("")) for p in paths]
+    found = [F.nullif(json_path(doc, p, layouts), F.lit("")) for p in paths]
     return F.coalesce(*found) if len(found) > 1 else found[0]
 
 
@@ -82,6 +88,7 @@ def envelope_name(doc: Column) -> Column:
 
     return (
         F.when(F.element_at(doc, F.lit("schema")).startswith("kafka-health/log/"), "kafka-health")
+        .when(is_layout_record(doc), "log4j-json")
         .when(has("@metadata") | has("agent") | has("ecs"), "filebeat")
         .when(has("source_type"), "vector")
         .when(has("syslogtag") | has("syslog-tag") | has("programname"), "rsyslog")
@@ -129,9 +136,12 @@ def decode_records(records: DataFrame, config: ParsingConfig | None = None) -> D
     df = df.withColumn("_doc", doc)
     d = F.col("_doc")
     is_json_ok = F.col("_is_json") & d.isNotNull()
-    json_message = first_path(d, fields.message)
+    # Its own column: the message is read four times below, and each read parses JSON again.
+    df = df.withColumn("_json_message", first_path(d, fields.message, layouts=True))
+    json_message = F.col("_json_message")
     message = (
         F.when(F.col("_pre_bad").isNotNull(), F.lit(None).cast("string"))
+        .when(is_json_ok & is_layout_record(d), t)  # the parser reads the layout's fields
         .when(F.col("_is_json"), json_message)
         .otherwise(t)
     )
@@ -170,4 +180,4 @@ def decode_records(records: DataFrame, config: ParsingConfig | None = None) -> D
     msg = F.coalesce(F.col("message"), F.lit(""))
     n_lines = F.greatest(F.lit(1), F.size(F.split(msg, "\n")))
     df = df.withColumn("n_lines", n_lines)
-    return df.drop("_size", "_text", "_pre_bad", "_is_json", "_doc")
+    return df.drop("_size", "_text", "_pre_bad", "_is_json", "_doc", "_json_message")

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Literal
 
 from kafka_health.config import ParsingConfig
 from kafka_health.parsing import patterns as P
+from kafka_health.parsing.jsonlayout import with_layout_text
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
@@ -113,7 +114,15 @@ def _iso_ts(head: Column) -> Column:
         .otherwise(F.regexp_replace(zone, r"^([+-]\d\d):?(\d\d)$", "$1:$2"))
     )
     fraction = F.when(frac != "", F.concat(F.lit("."), frac)).otherwise("")
-    return F.when(date != "", F.concat(date, F.lit("T"), time, fraction, offset))
+    iso = F.when(date != "", F.concat(date, F.lit("T"), time, fraction, offset))
+    # log4j 1.x %d{DATE}: local time like the default layout's (read and written in the
+    # session zone, so the wall clock is kept).
+    text = F.regexp_extract(head, P.LOG4J_DATE, 1)
+    named = F.coalesce(
+        F.try_to_timestamp(text, F.lit("dd MMM yyyy HH:mm:ss,SSS")),
+        F.try_to_timestamp(text, F.lit("dd MMM yyyy HH:mm:ss")),
+    )
+    return F.coalesce(iso, F.date_format(named, "yyyy-MM-dd'T'HH:mm:ss.SSS"))
 
 
 def _event_ms(ts: Column, timezone: str) -> Column:
@@ -177,11 +186,15 @@ def parse_entries(
     config = config or ParsingConfig()
     df = entries
     message = F.coalesce(F.col("message"), F.lit(""))
+    # A JSON layout's entry is read as the default layout's text (only entries that start
+    # with "{" meet get_json_object).
+    df = with_layout_text(df, message, "_text")
+    text_col = F.col("_text")
     # Every pattern runs on bounded text: the first line cut to scan_chars, and the first
     # scan_chars of the entry. A 1 MB line costs no more than its first 16 KB.
-    first_line = F.substring(F.substring_index(message, "\n", 1), 1, config.scan_chars)
+    first_line = F.substring(F.substring_index(text_col, "\n", 1), 1, config.scan_chars)
     head = F.regexp_replace(first_line, r"\r$", "")
-    body = F.substring(message, 1, config.scan_chars)
+    body = F.substring(text_col, 1, config.scan_chars)
     # The family comes from the entry's own first line (a GC log line or a log4j line); the
     # kind its shipper or file name gives is only the hint for a line that shows neither.
     in_kind = F.lower(_column_or_null(df, "kind"))
@@ -253,7 +266,12 @@ def parse_entries(
         *[
             i
             for i, p in enumerate(patterns)
-            if p.name in ("leader_change.become_leader", "leader_change.become_leader_trace")
+            if p.name
+            in (
+                "leader_change.become_leader",
+                "leader_change.become_leader_1_x",
+                "leader_change.become_leader_trace",
+            )
         ]
     )
     tp = F.regexp_replace(g("tp"), r"^[A-Za-z0-9_-]{22}:", "")

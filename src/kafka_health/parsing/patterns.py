@@ -230,6 +230,28 @@ KAFKA_PATTERNS: tuple[EventPattern, ...] = (
         "from offset %d ... Current leader is %d.' (3.x+ names the leader)",
     ),
     _k(
+        "leader_change.become_leader_1_x",
+        "leader_change",
+        r"starts at Leader Epoch",
+        r"(?:\[Partition [^\s\]]+ broker=\d+\] |Partition \[[^,\]\s]+,\d+\] on broker \d+: )?"
+        r"(?P<tp>[^\s\[\]]+) starts at Leader Epoch (?P<leader_epoch>\d+) from offset \d+",
+        "kafka.cluster.Partition.makeLeader 1.0-2.3: '%s starts at Leader Epoch %d from offset "
+        "%d. Previous Leader Epoch was: %d' after logIdent 'Partition [%s,%d] on broker %d: ' "
+        "(1.0) or '[Partition %s broker=%d] ' (1.1+), lines quoted from public broker logs; the "
+        "logging broker is the new leader",
+    ),
+    _k(
+        "leader_change.offline_selector_0_8",
+        "leader_change",
+        r"for offline partition",
+        r'Selected new leader and ISR \{"leader":(?P<leader>\d+),"leader_epoch":'
+        r'(?P<leader_epoch>\d+),"isr":\[(?P<isr_after>[\d,]*)\]\} for offline partition '
+        r"\[(?P<topic>[^,\]\s]+), ?(?P<partition>\d+)\]",
+        "kafka.controller.OfflinePartitionLeaderSelector 0.8-1.0 (controller.log): 'Selected new "
+        "leader and ISR %s for offline partition %s' (0.8.0: '[%s, %d]'), the first %s being "
+        "LeaderAndIsr.toString = Json.encode(Map(leader, leader_epoch, isr))",
+    ),
+    _k(
         "leader_change.become_leader_trace",
         "leader_change",
         r"for the become-leader transition",
@@ -751,12 +773,13 @@ _JDK8_PREFIX = r"(?:\d{4}-\d\d-\d\dT[\d:.]+[+-]\d{4}: )?(?:\d+[.,]\d+: )?(?:#\d+
 
 # A new entry starts with a timestamp (log4j, ISO), a bracketed decorator (unified JVM logging,
 # JDK 8 G1 concurrent lines), a JDK 8 uptime stamp (then "[", or a -XX:+PrintGCID "#n: ", or
-# a -XX:+PrintGCApplicationStoppedTime / ConcurrentTime line), a JSON layout's "{", or, in
+# a -XX:+PrintGCApplicationStoppedTime / ConcurrentTime line), a JSON layout's "{" (alone on
+# its line where the layout is not compact: log4j2 JsonLayout's default), or, in
 # any other log4j layout (thread first, no brackets), an unindented line with a level word
 # near its start. Anything else continues the entry before it (stack frames, "Caused by:",
 # exception lines, indented GC details).
 ENTRY_START = (
-    r"^(?:\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d|\[|\{\"|#\d+: \[|"
+    r"^(?:\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d|\[|\{\"|\{\s*$|#\d+: \[|"
     r"\d+[.,]\d+: (?:\[|#\d+: \[|Total time for which|Application time:)|"
     rf"{_LEVELS}\b|(?!{_EXCEPTION_LINE}|Caused by:)\S[^\n]{{0,100}}?\b{_LEVELS}\b)"
 )
@@ -768,6 +791,13 @@ CONTINUATION = rf"^(?:\s|Caused by:|\.\.\. \d+ more|{_EXCEPTION_LINE})"
 TIMESTAMP = (
     r"^[^\n]{0,120}?(?<![\d.:-])(\d{4}-\d\d-\d\d)[ T](\d\d:\d\d:\d\d)(?:[,.](\d{1,9}))?"
     r"(Z|[+-]\d\d:?\d\d)?"
+)
+# log4j 1.x "%d{DATE}" (DateTimeDateFormat "dd MMM yyyy HH:mm:ss,SSS", English month names;
+# https://logging.apache.org/log4j/1.2/apidocs/org/apache/log4j/PatternLayout.html), read
+# where TIMESTAMP finds no ISO date: "19 May 2015 16:52:48,758 ERROR [main] ...".
+LOG4J_DATE = (
+    r"^[^\n]{0,120}?(?<!\d)(\d\d (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} "
+    r"\d\d:\d\d:\d\d(?:,\d{3})?)"
 )
 # The log4j level: the first upper-case level word in the first 120 characters.
 LEVEL = rf"^[^\n]{{0,120}}?\b({_LEVELS[3:-1]})\b"
@@ -835,6 +865,7 @@ SHAPES: dict[str, str] = {
     "GC_LINE": GC_LINE,
     "LOG4J_LINE": LOG4J_LINE,
     "TIMESTAMP": TIMESTAMP,
+    "LOG4J_DATE": LOG4J_DATE,
     "LEVEL": LEVEL,
     "LINE_BROKER": LINE_BROKER,
     "UPTIME_UNIFIED": UPTIME_UNIFIED,

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from functools import cache
 
 from kafka_health.parsing import patterns as P
+from kafka_health.parsing.jsonlayout import py_layout_text
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,11 @@ def content_family(head: str) -> str | None:
 CONTINUATION = re.compile(P.CONTINUATION)
 
 
+def entry_text(message: str) -> str:
+    """The text the patterns read: a JSON layout's entry as the default layout's text."""
+    return (py_layout_text(message) or message) if message.startswith("{") else message
+
+
 def classify(
     message: str,
     family: str = "auto",
@@ -59,6 +65,7 @@ def classify(
 ) -> Classified:
     """Classify one entry (``family``: auto, kafka or gc, forced; auto decides from the
     entry's first line, then from ``hint``, the family its file name or shipper gives)."""
+    message = entry_text(message)
     head = message.split("\n", 1)[0][:scan_chars].removesuffix("\r")
     body = message[:scan_chars]
     if not message or (not ENTRY_START.search(head) and CONTINUATION.search(head)):

@@ -10,7 +10,7 @@ import pytest
 from tests.parsing_cases import ALL_CASES, Case
 
 from kafka_health.parsing import patterns as P
-from kafka_health.parsing.reference import classify
+from kafka_health.parsing.reference import classify, entry_text
 
 # Groups that the reference returns raw and the cases state converted; checked in Spark only.
 CONVERTED = {"isr_before", "isr_after", "partition", "leader", "leader_epoch", "min_isr"}
@@ -72,7 +72,8 @@ def test_case(case: Case) -> None:
 def test_trigger_covers_pattern(case: Case) -> None:
     """The one-pass prefilter (all triggers) must see every event line, or events are lost."""
     pattern = next(p for p in P.ALL_PATTERNS if p.name == classify(case.text).pattern)
-    text = case.text if pattern.scope == "entry" else case.text.split("\n")[0]
+    entry = entry_text(case.text)
+    text = entry if pattern.scope == "entry" else entry.split("\n")[0]
     assert re.search(pattern.trigger, text), pattern.name
 
 
