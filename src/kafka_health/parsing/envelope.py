@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from kafka_health.config import ParsingConfig
 from kafka_health.parsing.jsonlayout import is_layout_record
+from kafka_health.spark.stages import end_stage
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
@@ -120,6 +121,7 @@ def decode_records(records: DataFrame, config: ParsingConfig | None = None) -> D
     size = F.coalesce(F.octet_length(value), F.lit(0))
     text = F.when(size <= config.max_entry_bytes, value.cast("string"))
     df = df.withColumns({"_size": size, "_text": text})
+    df = end_stage(df, "decode_text")
     t = F.col("_text")
     pre_bad = (
         F.when(F.col("_size") == 0, "empty")
@@ -138,6 +140,7 @@ def decode_records(records: DataFrame, config: ParsingConfig | None = None) -> D
     is_json_ok = F.col("_is_json") & d.isNotNull()
     # Its own column: the message is read four times below, and each read parses JSON again.
     df = df.withColumn("_json_message", first_path(d, fields.message, layouts=True))
+    df = end_stage(df, "decode_json")
     json_message = F.col("_json_message")
     message = (
         F.when(F.col("_pre_bad").isNotNull(), F.lit(None).cast("string"))

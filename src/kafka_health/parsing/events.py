@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Literal
 from kafka_health.config import ParsingConfig
 from kafka_health.parsing import patterns as P
 from kafka_health.parsing.jsonlayout import with_layout_text
+from kafka_health.spark.stages import end_stage
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
@@ -189,6 +190,7 @@ def parse_entries(
     # A JSON layout's entry is read as the default layout's text (only entries that start
     # with "{" meet get_json_object).
     df = with_layout_text(df, message, "_text")
+    df = end_stage(df, "parse_layout")
     text_col = F.col("_text")
     # Every pattern runs on bounded text: the first line cut to scan_chars, and the first
     # scan_chars of the entry. A 1 MB line costs no more than its first 16 KB.
@@ -210,6 +212,7 @@ def parse_entries(
     df = df.withColumns(
         {"_head": head, "_body": body, "_family": family, "_bad": bad, "_len": F.length(message)}
     )
+    df = end_stage(df, "parse_head")
     h, b, fam = F.col("_head"), F.col("_body"), F.col("_family")
     is_start = h.rlike(P.ENTRY_START)
     continued = F.coalesce(_column_or_null(df, "continued", "boolean"), F.lit(False))
@@ -226,6 +229,7 @@ def parse_entries(
     # One cheap pass: does anything look like an event at all? (Most lines do not.)
     any_trigger = "|".join(f"(?:{t})" for t in dict.fromkeys(p.trigger for p in patterns))
     df = df.withColumn("_maybe", F.col("_usable") & b.rlike(any_trigger))
+    df = end_stage(df, "parse_trigger")
     maybe = F.col("_maybe")
     pid = _first_match(
         [(allowed(p) & text(p).rlike(p.java_regex()), F.lit(i)) for i, p in enumerate(patterns)]
@@ -235,6 +239,7 @@ def parse_entries(
     )
     df = df.withColumn("_pid", F.when(maybe, pid))
     df = df.withColumn("_suspect", F.when(maybe & F.col("_pid").isNull(), suspect))
+    df = end_stage(df, "parse_match")
     pid_col = F.col("_pid")
 
     # One regexp_replace per pattern (only the matching one runs) turns the entry into
@@ -250,6 +255,7 @@ def parse_entries(
         ],
     )
     df = df.withColumn("_groups", F.str_to_map(extracted, F.lit("\x01"), F.lit("\x02")))
+    df = end_stage(df, "parse_groups")
     names = sorted({n for p in patterns for n in p.group_index()})
 
     def g(name: str) -> Column:
@@ -343,6 +349,7 @@ def parse_entries(
         "session_timeout_ms": _int(g("session_timeout")),
     }
     df = df.withColumns(fields)
+    df = end_stage(df, "parse_fields")
     df = df.withColumn(
         "event_ms",
         F.when(
