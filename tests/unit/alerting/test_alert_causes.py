@@ -455,6 +455,17 @@ def test_a_session_expiry_does_not_mute_the_brokers_next_fault(tmp_path: Path) -
     assert second[0].created_at - T0 <= 468, "at its failure (465 s) + group wait, not at 472"
 
 
+def canary_failures_of_broker_1(t: float, failures: dict[str, int], sends: int) -> list[Signal]:
+    """Broker 1's canary window: its availability (with the failures in its details) and one
+    failure count per error class."""
+    ratio = 1 - sum(failures.values()) / sends
+    details = {"failures": failures, "sends": sends}
+    return [sig("canary_availability_ratio", ratio, t, details, broker_id=1)] + [
+        sig("canary_send_failures", n, t, broker_id=1, error_class=error)
+        for error, n in failures.items()
+    ]
+
+
 def test_two_brokers_down_explain_the_survivors_min_isr(tmp_path: Path) -> None:
     """ZooKeeper, brokers 2 and 3 killed: broker 1's partitions are under min ISR and refuse
     acks=all writes (NotEnoughReplicas). The failed brokers' incidents name it; broker 1's
@@ -466,10 +477,7 @@ def test_two_brokers_down_explain_the_survivors_min_isr(tmp_path: Path) -> None:
         out = [sig("broker_failures", 1, t, broker_id=b) for b in (2, 3) if t >= 8]
         if t >= 10:  # the controller shrinks the ISR once the sessions expired
             out.append(sig("under_min_isr_partitions", 1, t, replicated, broker_id=1))
-            failures = {"failures": {"NotEnoughReplicas": 4}, "sends": 20}
-            out += [sig("canary_availability_ratio", 0.8, t, failures, broker_id=1),
-                    sig("canary_send_failures", 4, t, broker_id=1,
-                        error_class="NotEnoughReplicas")]  # fmt: skip
+            out += canary_failures_of_broker_1(t, {"NotEnoughReplicas": 4}, sends=20)
         return out
 
     h.run(0, 120, signals, step=1)
@@ -488,13 +496,9 @@ def test_two_kraft_brokers_back_explain_the_survivors_leader_churn(tmp_path: Pat
     def signals(t: float) -> list[Signal]:
         out = [sig("broker_failures", 1, t, broker_id=b) for b in (2, 3) if 30 <= t < 45]
         if 30 <= t < 66:
-            failures = {"failures": {"NotEnoughReplicas": 1, "NotLeaderOrFollower": 2},
-                        "sends": 30}  # fmt: skip
-            out += [sig("canary_availability_ratio", 0.9, t, failures, broker_id=1),
-                    sig("canary_send_failures", 1, t, broker_id=1,
-                        error_class="NotEnoughReplicas"),
-                    sig("canary_send_failures", 2, t, broker_id=1,
-                        error_class="NotLeaderOrFollower")]  # fmt: skip
+            out += canary_failures_of_broker_1(
+                t, {"NotEnoughReplicas": 1, "NotLeaderOrFollower": 2}, sends=30
+            )
         return out
 
     h.run(0, 120, signals, step=1)
