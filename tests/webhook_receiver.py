@@ -2,8 +2,10 @@
 
 It behaves as a pager endpoint that dedups by ``Idempotency-Key``: the first request with a key
 is processed, a repeat of it is answered 200 without processing again. ``mode(now)`` decides
-each answer: ``ok``, ``500`` or ``hang`` (the request is processed, then the answer is held
-back until the client has given up, as a receiver whose response is lost).
+each answer: ``ok``, ``hang`` (the request is processed, then the answer is held back until
+the client has given up, as a receiver whose response is lost), ``reset`` (the connection is
+closed without an answer) or an HTTP status such as ``500``, ``400`` or ``429`` (answered with
+that status and ``retry_after`` as Retry-After when set; not processed).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import socket
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -32,6 +35,7 @@ class Received:
 class ReceiverState:
     mode: Callable[[], str] = lambda: "ok"
     hang_s: float = 2.0
+    retry_after: str = ""
     hmac_secret: str = ""
     processed: dict[str, Received] = field(default_factory=dict)
     """First processing of each idempotency key."""
@@ -64,10 +68,13 @@ def _handler(state: ReceiverState) -> type[BaseHTTPRequestHandler]:
                     state.resent_after_ack.append(key)
                 if state.hmac_secret and not _signed(state.hmac_secret, headers, raw):
                     state.bad_signatures += 1
-                if mode != "500":
+                if not mode.isdigit() and mode != "reset":
                     state.processed.setdefault(key, got)
-            if mode == "500":
-                self._answer(500)
+            if mode.isdigit():
+                self._answer(int(mode))
+            elif mode == "reset":
+                self.close_connection = True
+                self.connection.shutdown(socket.SHUT_RDWR)
             elif mode == "hang":
                 state.release.wait(state.hang_s)
                 self._answer(200)  # too late: the client has gone
@@ -79,6 +86,8 @@ def _handler(state: ReceiverState) -> type[BaseHTTPRequestHandler]:
         def _answer(self, status: int) -> None:
             try:
                 self.send_response(status)
+                if state.retry_after and status in (429, 503):
+                    self.send_header("Retry-After", state.retry_after)
                 self.send_header("Content-Length", "0")
                 self.end_headers()
             except OSError:

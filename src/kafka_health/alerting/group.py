@@ -42,6 +42,7 @@ class GroupTimers:
         self._pending_since: dict[tuple[str, str], float] = {}
         self._quiet_since: dict[tuple[str, str], float] = {}
         self._due_at: dict[tuple[str, str], float] = {}
+        self._held_until: dict[tuple[str, str], float] = {}
 
     def due(
         self,
@@ -65,6 +66,12 @@ class GroupTimers:
             return False
         self._quiet_since.pop(slot, None)
         since = self._pending_since.setdefault(slot, now)
+        held = self._held_until.get(slot)
+        if held is not None:
+            if now < held:
+                self._due_at[slot] = held
+                return False
+            del self._held_until[slot]
         if reason in (NotifyReason.REPEAT, NotifyReason.CAUSE):
             return True
         if entry is None or reason == NotifyReason.FIRST:
@@ -86,6 +93,11 @@ class GroupTimers:
         """The earliest time a group that waited in this evaluation will be due (None: none
         waits), so the evaluation can wake then instead of at its next tick."""
         return min(self._due_at.values(), default=None)
+
+    def hold(self, receiver: str, key: str, until: float) -> None:
+        """Nothing for this group before ``until`` (its receiver refused the last one: ask
+        again once per group interval, not at every evaluation)."""
+        self._held_until[(receiver, key)] = until
 
     def flushed(self, receiver: str, key: str) -> None:
         self._pending_since.pop((receiver, key), None)

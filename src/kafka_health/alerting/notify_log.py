@@ -1,9 +1,12 @@
 """The notification log: what each receiver was last told about each group, on disk.
 
 Dedup (Alertmanager's ``DedupStage``) compares the group's firing and resolved alerts with the
-last entry and gives the :class:`NotifyReason` to notify, or None. The log is rewritten
-atomically after each change, so a restart neither re-pages a firing alert nor forgets that
-its resolution is owed.
+last entry and gives the :class:`NotifyReason` to notify, or None. An entry is recorded when
+its notification enters the (persistent, retried) outbox; if the receiver never accepts it
+(dropped: a 4xx answer, or given up), :meth:`NotifyLog.restore` puts the entry from before it
+back, so the group is notified again: a page counts as sent only once it was accepted. The
+log is rewritten atomically after each change, so a restart neither re-pages a firing alert
+nor forgets that its resolution is owed.
 """
 
 from __future__ import annotations
@@ -47,6 +50,18 @@ class Entry:
     firing: dict[str, NotifiedAlert]
     notified_at: float
     repeat: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "notified_at": self.notified_at,
+            "repeat": self.repeat,
+            "firing": {fp: a.__dict__ for fp, a in self.firing.items()},
+        }
+
+    @staticmethod
+    def from_json(item: Mapping[str, Any]) -> Entry:
+        firing = {fp: NotifiedAlert(**a) for fp, a in item["firing"].items()}
+        return Entry(firing, item["notified_at"], item.get("repeat", 0))
 
 
 def needs_update(
@@ -101,15 +116,22 @@ class NotifyLog:
         self.path = path
         self.entries: dict[tuple[str, str], Entry] = {}
         for item in read_json(path, []):
-            firing = {fp: NotifiedAlert(**a) for fp, a in item["firing"].items()}
-            key = (item["receiver"], item["group_key"])
-            self.entries[key] = Entry(firing, item["notified_at"], item.get("repeat", 0))
+            self.entries[(item["receiver"], item["group_key"])] = Entry.from_json(item)
 
     def get(self, receiver: str, group_key: str) -> Entry | None:
         return self.entries.get((receiver, group_key))
 
     def record(self, receiver: str, group_key: str, entry: Entry) -> None:
         self.entries[(receiver, group_key)] = entry
+        self.save()
+
+    def restore(self, receiver: str, group_key: str, entry: Entry | None) -> None:
+        """Put back the group's entry from before a notification that was never accepted
+        (None: the group had none), so the next evaluation owes its content again."""
+        if entry is None:
+            self.entries.pop((receiver, group_key), None)
+        else:
+            self.entries[(receiver, group_key)] = entry
         self.save()
 
     def gc(self, now: float, retention_s: float) -> None:
@@ -126,13 +148,7 @@ class NotifyLog:
 
     def save(self) -> None:
         data: list[dict[str, Any]] = [
-            {
-                "receiver": receiver,
-                "group_key": group_key,
-                "notified_at": e.notified_at,
-                "repeat": e.repeat,
-                "firing": {fp: a.__dict__ for fp, a in e.firing.items()},
-            }
+            {"receiver": receiver, "group_key": group_key, **e.to_json()}
             for (receiver, group_key), e in self.entries.items()
         ]
         write_json(self.path, data)

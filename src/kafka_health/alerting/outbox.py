@@ -28,6 +28,10 @@ class OutboxEntry:
     attempts: int = 0
     next_attempt_at: float = 0.0
     last_error: str = ""
+    told_before: dict[str, Any] | None = None
+    """The notification log's entry of the group before this notification was recorded
+    (``Entry.to_json``; None: the group had none): restored if it is dropped, so what the
+    receiver never accepted is owed again."""
 
     @property
     def slot(self) -> tuple[str, str]:
@@ -45,6 +49,7 @@ class OutboxEntry:
             "attempts": self.attempts,
             "next_attempt_at": self.next_attempt_at,
             "last_error": self.last_error,
+            "told_before": self.told_before,
         }
 
 
@@ -67,6 +72,7 @@ class Outbox:
                 data.get("attempts", 0),
                 data.get("next_attempt_at", 0.0),
                 data.get("last_error", ""),
+                data.get("told_before"),
             )
             self._entries[entry.seq] = entry
         self._seq = max(self._entries, default=0)
@@ -95,14 +101,19 @@ class Outbox:
         )
         os.replace(tmp, self._delivered_path)
 
-    def enqueue(self, notification: Notification, now: float) -> bool:
-        """Store a notification; False when its key is already pending or delivered."""
+    def enqueue(
+        self, notification: Notification, now: float, told_before: dict[str, Any] | None = None
+    ) -> bool:
+        """Store a notification (with the group's notification-log entry before it); False
+        when its key is already pending or delivered."""
         key = (notification.receiver, notification.idempotency_key)
         with self._lock:
             if key in self._delivered or any(e.key == key for e in self._entries.values()):
                 return False
             self._seq += 1
-            entry = OutboxEntry(self._seq, notification, now, next_attempt_at=now)
+            entry = OutboxEntry(
+                self._seq, notification, now, next_attempt_at=now, told_before=told_before
+            )
             write_json(self._path(entry), entry.to_json())
             self._entries[entry.seq] = entry
             return True
@@ -141,6 +152,17 @@ class Outbox:
         """Give up on an entry (a permanent error, or too old)."""
         with self._lock:
             self._remove(entry)
+
+    def pass_on(self, dropped: OutboxEntry) -> bool:
+        """Hand a dropped entry's ``told_before`` to the next pending notification of its
+        group (which then owes what neither delivered); False when none is pending."""
+        with self._lock:
+            later = [e for s, e in sorted(self._entries.items()) if e.slot == dropped.slot]
+            if not later:
+                return False
+            later[0].told_before = dropped.told_before
+            write_json(self._path(later[0]), later[0].to_json())
+            return True
 
     def pending(self) -> list[OutboxEntry]:
         with self._lock:

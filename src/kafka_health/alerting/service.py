@@ -37,7 +37,7 @@ from kafka_health.alerting.notify_log import (
     idempotency_key,
     needs_update,
 )
-from kafka_health.alerting.outbox import Outbox
+from kafka_health.alerting.outbox import Outbox, OutboxEntry
 from kafka_health.alerting.persist import read_json, write_json
 from kafka_health.alerting.rules import AlertRulesConfig, load_rules
 from kafka_health.alerting.silence import (
@@ -60,6 +60,10 @@ from kafka_health.config import AlertingConfig, MonitorConfig, ReceiverConfig
 from kafka_health.model import LabelSet, Signal, labels
 
 log = logging.getLogger(__name__)
+
+DROP_REASONS = ("rejected", "gave_up")
+"""Why a notification was dropped: the receiver refused it (a 4xx answer other than 408 and
+429), or it was still undelivered after the receiver's ``give_up_after_s``."""
 Clock = Callable[[], float]
 DELIVERED_RETENTION_S = 7 * 86400.0
 FIRST_BATCH_GRACE_S = 30.0
@@ -145,6 +149,13 @@ class AlertService:
             ["receiver"],
             registry=self.registry,
         )
+        self.dropped = Counter(
+            "kafka_health_notifications_dropped",
+            "notifications the receiver never accepted (refused, or given up on after retries):"
+            " the group is notified again",
+            ["receiver", "reason"],
+            registry=self.registry,
+        )
         self.failures = Counter(
             "kafka_health_notifications_failed",
             "failed notification attempts, by receiver and reason",
@@ -155,6 +166,8 @@ class AlertService:
             self.notifications.labels(receiver.name)
             for reason in FAILURE_REASONS:
                 self.failures.labels(receiver.name, reason)
+            for reason in DROP_REASONS:
+                self.dropped.labels(receiver.name, reason)
         self.registry.register(
             HealthCollector(self.snapshot, config.exporter.max_series_per_signal)
         )
@@ -400,7 +413,8 @@ class AlertService:
                 notification = self._notification(
                     receiver, key, reason, payload, repeat, now, named
                 )
-                if self.outbox.enqueue(notification, now):
+                before = entry.to_json() if entry is not None else None
+                if self.outbox.enqueue(notification, now, told_before=before):
                     result.append(notification)
             self.nflog.record(receiver.name, key, Entry({**kept, **told_now}, now, repeat))
         return result
@@ -503,11 +517,8 @@ class AlertService:
                 self.outbox.drop(entry)
                 continue
             if now - entry.created_at > receiver.give_up_after_s:
-                log.error(
-                    "giving up on %s to %s: %s", n.idempotency_key, n.receiver, entry.last_error
-                )
                 self.failures.labels(n.receiver, "gave_up").inc()
-                self.outbox.drop(entry)
+                self._dropped(entry, "gave_up", entry.last_error, now)
                 continue
             result = self.transport.send(receiver, n)
             if result.ok:
@@ -526,9 +537,35 @@ class AlertService:
                     wait,
                 )
             else:
-                log.error("notification to %s rejected (%s): dropped", n.receiver, result.error)
-                self.outbox.drop(entry)
+                self._dropped(entry, "rejected", result.error, now, hold=True)
         return delivered
+
+    def _dropped(
+        self, entry: OutboxEntry, reason: str, error: str, now: float, hold: bool = False
+    ) -> None:
+        """A notification the receiver never accepted: counted, logged with its group, and
+        its group owed again. Its notification-log entry from before it goes back (or on to
+        the group's next pending notification), so the next evaluation notifies the group
+        again; after a refusal (``hold``), no sooner than ``group_interval_s``, so a
+        receiver that refuses everything is asked once per interval, not every second."""
+        assert self.outbox is not None and self.nflog is not None
+        n = entry.notification
+        self.dropped.labels(n.receiver, reason).inc()
+        log.error(
+            "notification %s to %s for group %s %s (%s) after %d attempt(s): the group will "
+            "be notified again", n.idempotency_key, n.receiver, n.group_key,
+            "refused" if reason == "rejected" else "given up", error, entry.attempts + 1,
+        )  # fmt: skip
+        with self._state_lock:
+            self.outbox.drop(entry)
+            if not self.outbox.pass_on(entry):
+                told = entry.told_before
+                self.nflog.restore(
+                    n.receiver, n.group_key, Entry.from_json(told) if told is not None else None
+                )
+                if hold:
+                    self.timers.hold(n.receiver, n.group_key, now + self.config.group_interval_s)
+        self._wake.set()
 
     # ----------------------------------------------------------------------------------------
     # Threads and the exporter

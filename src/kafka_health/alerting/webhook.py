@@ -34,6 +34,8 @@ USER_AGENT = "kafka-health-alerting/0.1"
 FAILURE_REASONS = (
     "timeout", "connection", "server_error", "rate_limited", "client_error", "gave_up",
 )  # fmt: skip
+MAX_RESPONSE_BYTES = 65_536
+"""The most of a receiver's answer read (it is not used; a huge one must not cost memory)."""
 SEVERITY_COLOR = {"critical": "#d00000", "warning": "#e8a317", "info": "#439fe0"}
 
 
@@ -346,7 +348,7 @@ class HttpTransport:
             return DeliveryResult(False, True, "client_error", error=str(exc))
         try:
             with urllib.request.urlopen(req, timeout=receiver.timeout_s) as resp:
-                resp.read()
+                resp.read(MAX_RESPONSE_BYTES)  # the answer's body is not used: read bounded
                 return classify(resp.status, resp.headers.get("Retry-After"), self.clock())
         except urllib.error.HTTPError as exc:
             with exc:

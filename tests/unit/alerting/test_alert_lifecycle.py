@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
-from alerting_harness import FakeTransport, Harness, partitions, sig
+from alerting_harness import PAGER, FakeTransport, Harness, partitions, sig
 
 from kafka_health.alerting.notify_log import Entry, NotifiedAlert, NotifyReason, needs_update
 from kafka_health.alerting.webhook import DeliveryResult
@@ -148,16 +149,52 @@ def test_undelivered_notification_survives_restart_and_is_sent_once(tmp_path: Pa
     assert attempted_keys == {h.sent[0].idempotency_key}, "every retry is the same notification"
 
 
-def test_permanent_rejection_is_not_retried(tmp_path: Path) -> None:
+def dropped(h: Harness, reason: str) -> float | None:
+    return h.service.registry.get_sample_value(
+        "kafka_health_notifications_dropped_total", {"receiver": "pager", "reason": reason}
+    )
+
+
+def test_a_refused_page_is_counted_and_sent_again_not_lost(tmp_path: Path) -> None:
+    """A 4xx answer is not retried as it is, but the page is not lost either: the group's
+    notification-log entry goes back, and the group is paged again a group interval later."""
     h = Harness(tmp_path, transport="fake")
     assert isinstance(h.transport, FakeTransport)
-    h.transport.results = [DeliveryResult(False, False, "client_error", 400)]
+    h.transport.results = [DeliveryResult(False, False, "client_error", 400, error="HTTP 400")]
     h.run(0, 60, lambda t: [sig("under_min_isr_partitions", 2, t, broker_id=1)])
-    assert len(h.transport.attempts) == 1 and h.sent == []
+    assert len(h.transport.attempts) == 2 and len(h.sent) == 1
+    assert h.transport.attempts[0].idempotency_key == h.sent[0].idempotency_key
     failed = h.service.registry.get_sample_value(
         "kafka_health_notifications_failed_total", {"receiver": "pager", "reason": "client_error"}
     )
-    assert failed == 1
+    assert failed == 1 and dropped(h, "rejected") == 1 and dropped(h, "gave_up") == 0
+    first, again = h.transport.attempts
+    assert first.idempotency_key == again.idempotency_key, "the same page: one incident"
+    assert again.created_at - first.created_at >= h.config.group_interval_s, (
+        "asked again after a group interval, not at every evaluation"
+    )
+
+
+def test_a_page_given_up_on_is_sent_again(tmp_path: Path) -> None:
+    """Still undelivered after ``give_up_after_s``: dropped, counted, and owed again."""
+    pager = dataclasses.replace(PAGER, give_up_after_s=20)
+    h = Harness(tmp_path, transport="fake", receivers=[pager])
+    assert isinstance(h.transport, FakeTransport)
+    h.transport.results = [DeliveryResult(False, True, "server_error", 500, error="HTTP 500")] * 4
+    h.run(0, 120, lambda t: [sig("under_min_isr_partitions", 2, t, broker_id=1)])
+    assert dropped(h, "gave_up") == 1 and len(h.sent) == 1
+
+
+def test_a_refused_resolution_is_sent_again(tmp_path: Path) -> None:
+    """The pager closes the incident only when it accepts the resolution."""
+    h = Harness(tmp_path, transport="fake")
+    assert isinstance(h.transport, FakeTransport)
+    h.run(0, 40, lambda t: [sig("under_min_isr_partitions", 2, t, broker_id=1)])
+    assert len(h.pages()) == 1
+    h.transport.results = [DeliveryResult(False, False, "client_error", 404, error="HTTP 404")]
+    h.run(45, 200, lambda t: [sig("under_min_isr_partitions", 0, t, broker_id=1)])
+    assert dropped(h, "rejected") == 1
+    assert len(h.resolutions("UnderMinIsr")) == 1 and len(h.pages()) == 1
 
 
 def test_backoff_honours_retry_after(tmp_path: Path) -> None:

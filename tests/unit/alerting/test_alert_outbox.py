@@ -1,0 +1,35 @@
+"""The outbox on disk: what a dropped notification hands on to the next one of its group."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kafka_health.alerting.notify_log import Entry, NotifiedAlert
+from kafka_health.alerting.outbox import Outbox
+from kafka_health.alerting.webhook import Notification
+
+
+def notification(key: str, group: str = '{broker_id="1"}') -> Notification:
+    return Notification("pager", group, {}, "firing", "first", key, [])
+
+
+def test_a_dropped_notification_hands_what_it_owed_to_the_next_of_its_group(
+    tmp_path: Path,
+) -> None:
+    before = Entry({"fp": NotifiedAlert(1.0, {"alertname": "A"})}, 5.0).to_json()
+    outbox = Outbox(tmp_path, 3600, now=10.0)
+    assert outbox.enqueue(notification("k1"), 10.0, told_before=before)
+    assert outbox.enqueue(notification("k2"), 11.0, told_before={"firing": {}, "notified_at": 10})
+    assert outbox.enqueue(notification("k3", group="{}"), 11.0)
+    first = outbox.pending()[0]
+    outbox.drop(first)
+    assert outbox.pass_on(first)
+    # The next of the same group now owes the state before the dropped one, on disk too.
+    reopened = Outbox(tmp_path, 3600, now=12.0)
+    heads = {e.notification.idempotency_key: e for e in reopened.pending()}
+    assert set(heads) == {"k2", "k3"}
+    assert heads["k2"].told_before == before
+    assert Entry.from_json(before).firing["fp"].starts_at == 1.0
+    last = heads["k2"]
+    reopened.drop(last)
+    assert not reopened.pass_on(last), "none left in its group: the caller restores the log"
