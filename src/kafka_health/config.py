@@ -203,7 +203,7 @@ class CanaryConfig:
     (when the results share the monitored cluster)."""
     cluster_state: bool = True
     """Run the cluster-state prober in the canary's process too."""
-    metrics_host: str = "0.0.0.0"
+    metrics_host: str = "127.0.0.1"
     metrics_port: int | None = 9310
     """Port of the canary's own /metrics endpoint; 0 picks a free one, null turns it off."""
 
@@ -268,7 +268,7 @@ class ClusterStateConfig:
     """Bound of each describe request and of each write of snapshot records: a frozen broker
     fails the snapshot within it instead of stalling the loop for
     ``kafka.client.request_timeout_s``."""
-    metrics_host: str = "0.0.0.0"
+    metrics_host: str = "127.0.0.1"
     metrics_port: int | None = 9311
     """/metrics of ``kafka-health cluster-state`` (the canary serves its own port)."""
 
@@ -422,7 +422,7 @@ class ShipperConfig:
     retry_backoff_max_s: float = 10.0
     linger_ms: int = 20
     compression: Literal["none", "gzip"] = "none"
-    metrics_host: str = "0.0.0.0"
+    metrics_host: str = "127.0.0.1"
     metrics_port: int | None = 9309
     """Port of the Prometheus /metrics endpoint; 0 picks a free one, null turns it off."""
 
@@ -655,7 +655,7 @@ class SilenceConfig:
 class ExporterConfig:
     """The Prometheus /metrics endpoint of the job's driver, and an optional Pushgateway."""
 
-    host: str = "0.0.0.0"
+    host: str = "127.0.0.1"
     port: int | None = 9308
     """0 picks a free port, null turns the endpoint off."""
     max_series_per_signal: int = 2000

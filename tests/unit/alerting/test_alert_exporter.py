@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import socket
 import urllib.request
 from pathlib import Path
 
@@ -64,3 +66,39 @@ def test_metrics_endpoint_serves_on_a_free_port(tmp_path: Path) -> None:
     finally:
         h.service.exporter.stop()
     assert 'kafka_health_full_gc_count{broker_id="3"} 1.0' in body
+
+
+def test_metrics_endpoints_listen_on_loopback_unless_told_otherwise() -> None:
+    """The job's /metrics (and by the same default the canary's, the prober's and the
+    shipper's) answers on 127.0.0.1 and is not reachable from another interface."""
+    from prometheus_client import CollectorRegistry
+
+    from kafka_health.alerting.exporter import Exporter
+    from kafka_health.config import CanaryConfig, ClusterStateConfig, ShipperConfig
+
+    assert {CanaryConfig().metrics_host, ClusterStateConfig().metrics_host,
+            ShipperConfig().metrics_host} == {"127.0.0.1"}  # fmt: skip
+    exporter = Exporter(ExporterConfig(port=0), CollectorRegistry())
+    exporter.start()
+    try:
+        assert exporter.port is not None
+        with urllib.request.urlopen(f"http://127.0.0.1:{exporter.port}/metrics", timeout=5) as r:
+            assert r.status == 200
+        others = [a for a in _own_addresses() if not a.startswith("127.")]
+        for address in others:
+            with socket.socket() as s:
+                s.settimeout(2)
+                assert s.connect_ex((address, exporter.port)) != 0, address
+    finally:
+        exporter.stop()
+
+
+def _own_addresses() -> list[str]:
+    """This host's IPv4 addresses (from its name and a UDP socket's route; no traffic)."""
+    found = set()
+    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.connect(("192.0.2.1", 9))
+        found.add(s.getsockname()[0])
+    with contextlib.suppress(OSError):
+        found.update(socket.gethostbyname_ex(socket.gethostname())[2])
+    return sorted(found)
