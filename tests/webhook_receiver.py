@@ -36,6 +36,8 @@ class ReceiverState:
     mode: Callable[[], str] = lambda: "ok"
     hang_s: float = 2.0
     retry_after: str = ""
+    location: str = ""
+    """Location of a 3xx answer."""
     hmac_secret: str = ""
     processed: dict[str, Received] = field(default_factory=dict)
     """First processing of each idempotency key."""
@@ -88,6 +90,8 @@ def _handler(state: ReceiverState) -> type[BaseHTTPRequestHandler]:
                 self.send_response(status)
                 if state.retry_after and status in (429, 503):
                     self.send_header("Retry-After", state.retry_after)
+                if state.location and 300 <= status < 400:
+                    self.send_header("Location", state.location)
                 self.send_header("Content-Length", "0")
                 self.end_headers()
             except OSError:

@@ -67,6 +67,22 @@ def test_a_refusal_is_counted_and_the_page_sent_again(tmp_path: Path, status: st
     assert counter(h, "dropped", "rejected") == 1 and counter(h, "failed", "client_error") == 1
 
 
+def test_a_redirect_is_not_followed(tmp_path: Path) -> None:
+    """A 302 to another host: not followed (urllib would send a GET without the page there
+    and call it delivered); refused, counted, and the page sent again to the receiver."""
+    h = harness(tmp_path)
+    elsewhere = harness(tmp_path / "elsewhere")
+    assert isinstance(h.transport, ReceiverTransport)
+    assert isinstance(elsewhere.transport, ReceiverTransport)
+    h.transport.state.location = elsewhere.config.receivers[0].url
+    replies = answers("302")
+    h.transport.state.mode = lambda: next(replies)
+    h.run(0, 60, firing)
+    assert elsewhere.transport.state.requests == [], "nothing went to the other host"
+    assert [n.reason for n in h.sent] == ["first"]
+    assert counter(h, "dropped", "rejected") == 1
+
+
 @pytest.mark.parametrize(
     ("reply", "reason"),
     [("429", "rate_limited"), ("500", "server_error"), ("reset", "connection"),

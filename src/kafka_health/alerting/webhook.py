@@ -295,6 +295,18 @@ def backoff_s(
     return max(0.0, delay)
 
 
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """A webhook is an exit, not an entrance: a redirect is not followed (urllib would turn
+    the POST into a GET without its body, to any host, and count that as delivered); the 3xx
+    answer is a refusal, counted and the page sent again (``classify``)."""
+
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+_OPENER = urllib.request.build_opener(_NoRedirect)
+
+
 class Transport(Protocol):
     """Sends one notification to one receiver (the real one is HTTP; tests may fake it)."""
 
@@ -347,7 +359,7 @@ class HttpTransport:
         except Exception as exc:  # an unreadable secret: kept, in case it is fixed
             return DeliveryResult(False, True, "client_error", error=str(exc))
         try:
-            with urllib.request.urlopen(req, timeout=receiver.timeout_s) as resp:
+            with _OPENER.open(req, timeout=receiver.timeout_s) as resp:
                 resp.read(MAX_RESPONSE_BYTES)  # the answer's body is not used: read bounded
                 return classify(resp.status, resp.headers.get("Retry-After"), self.clock())
         except urllib.error.HTTPError as exc:
