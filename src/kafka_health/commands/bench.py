@@ -1,4 +1,5 @@
-"""``kafka-health bench faults``: the fault suite, timing every page on a fresh local cluster."""
+"""``kafka-health bench faults``: the fault suite, timing every page on a fresh local cluster;
+``kafka-health bench load``: simulated traffic (:mod:`kafka_health.commands.bench_load`)."""
 
 from __future__ import annotations
 
@@ -11,10 +12,22 @@ import time
 from pathlib import Path
 from types import FrameType
 
+from kafka_health.commands.bench_load import (
+    add_load_arguments,
+    add_soak_arguments,
+    add_throughput_arguments,
+    run_soak_command,
+    run_throughput_command,
+)
+from kafka_health.commands.bench_load import run as run_load
 from kafka_health.commands.common import add_config_argument, config_from_args
 
 NAME = "bench"
-HELP = "benchmarks on real parts: 'faults' breaks a local cluster and times every page"
+HELP = (
+    "benchmarks on real parts: 'faults' breaks a local cluster and times every page; 'load' "
+    "writes a simulated cluster's traffic; 'throughput' measures the job against the limit; "
+    "'soak' samples its memory and state under load"
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -49,9 +62,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "-1 keeps the shipped rules",
     )
     faults.add_argument("--list", action="store_true", help="list the scenarios and exit")
+    add_load_arguments(sub)
+    add_throughput_arguments(sub)
+    add_soak_arguments(sub)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.bench == "load":
+        return run_load(args)
+    if args.bench == "throughput":
+        return run_throughput_command(args)
+    if args.bench == "soak":
+        return run_soak_command(args)
     from kafka_health.faults.report import summarize, table, write_json
     from kafka_health.faults.runner import BenchOptions, FaultBench
     from kafka_health.faults.scenarios import SCENARIOS

@@ -1,0 +1,140 @@
+"""``kafka-health bench load``: realistic traffic into the topics the job reads
+(:mod:`kafka_health.loadgen`), by hand or for ``kafka-health bench throughput`` (the job's
+records per second against the machine's limit and a plain-Python monitor)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+from kafka_health.commands.common import add_config_argument, config_from_args
+
+
+def add_load_arguments(sub: Any) -> None:
+    load = sub.add_parser(
+        "load", help="write a simulated cluster's broker logs, canary outcomes and snapshots"
+    )
+    add_config_argument(load)
+    load.add_argument("--brokers", type=int, default=200, help="brokers simulated")
+    load.add_argument("--partitions", type=int, default=100_000, help="partitions simulated")
+    load.add_argument("--topics", type=int, default=100, help="topics they are spread over")
+    load.add_argument("--rate", type=float, default=1000.0, help="broker-log records per second")
+    load.add_argument("--seconds", type=float, default=60.0, help="how long to send")
+    load.add_argument(
+        "--storm-every", type=float, default=0.0, metavar="S",
+        help="an election storm in the last --storm-seconds of every S seconds (0: none)",
+    )  # fmt: skip
+    load.add_argument("--storm-seconds", type=float, default=60.0)
+    load.add_argument("--storm-factor", type=float, default=10.0, help="rate multiplier in a storm")
+    load.add_argument(
+        "--snapshot-every", type=float, default=None, metavar="S",
+        help="a cluster-state snapshot every S seconds (default: cluster_state.interval_s; 0: "
+        "none)",
+    )  # fmt: skip
+    load.add_argument("--seed", type=int, default=1, help="the same seed sends the same records")
+    load.add_argument("--json", action="store_true", help="print the figures as JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    from kafka_health.loadgen.producer import LoadPlan, run_load
+    from kafka_health.loadgen.traffic import ClusterShape, Traffic
+
+    if min(args.brokers, args.partitions, args.topics) < 1 or args.rate < 0:
+        print("--brokers, --partitions and --topics must be at least 1, --rate at least 0",
+              file=sys.stderr)  # fmt: skip
+        return 2
+    config = config_from_args(args)
+    snapshot = (
+        config.cluster_state.interval_s if args.snapshot_every is None else args.snapshot_every
+    )
+    plan = LoadPlan(
+        rate=args.rate, seconds=args.seconds, storm_every_s=args.storm_every,
+        storm_seconds=args.storm_seconds, storm_factor=args.storm_factor,
+        canary_interval_s=config.canary.interval_s, snapshot_interval_s=snapshot,
+    )  # fmt: skip
+    shape = ClusterShape(args.brokers, args.partitions, args.topics)
+    stop = threading.Event()
+    try:
+        stats = run_load(config, Traffic(shape, config.topics, args.seed), plan, stop)
+    except KeyboardInterrupt:
+        stop.set()
+        return 130
+    figures = {
+        "seconds": round(stats.seconds, 1),
+        "records": dict(stats.records),
+        "records_per_s": round(stats.records_per_s),
+        "log_records_planned": stats.log_records_planned,
+        "max_behind_records": stats.max_behind_records,
+    }
+    if args.json:
+        print(json.dumps(figures))
+    else:
+        for key, value in figures.items():
+            print(f"{key:>20}: {value}")
+    return 0
+
+
+def add_throughput_arguments(sub: Any) -> None:
+    tp = sub.add_parser(
+        "throughput",
+        help="records/s of the job against Spark's no-work read and a plain-Python monitor",
+    )
+    tp.add_argument("--brokers", type=int, default=200)
+    tp.add_argument("--partitions", type=int, default=10_000)
+    tp.add_argument("--topics", type=int, default=100)
+    tp.add_argument("--rate", type=float, default=20_000.0, help="backlog: log records/s")
+    tp.add_argument("--seconds", type=float, default=15.0, help="backlog: seconds of traffic")
+    tp.add_argument("--sustained-rate", type=float, default=1000.0, help="log records/s")
+    tp.add_argument("--sustained-seconds", type=float, default=90.0)
+    tp.add_argument("--seed", type=int, default=1)
+    tp.add_argument("--bootstrap", help="an existing Kafka (default: a local one, started)")
+    tp.add_argument("--json", type=Path, help="write the figures here")
+
+
+def run_throughput_command(args: argparse.Namespace) -> int:
+    from kafka_health.loadgen.throughput import ThroughputPlan, run_throughput
+    from kafka_health.loadgen.traffic import ClusterShape
+
+    plan = ThroughputPlan(
+        shape=ClusterShape(args.brokers, args.partitions, args.topics), rate=args.rate,
+        seconds=args.seconds, sustained_rate=args.sustained_rate,
+        sustained_seconds=args.sustained_seconds, seed=args.seed,
+    )  # fmt: skip
+    bootstrap = args.bootstrap.split(",") if args.bootstrap else None
+    figures = run_throughput(plan, say=lambda line: print(line, flush=True), bootstrap=bootstrap)
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=2) + "\n")
+    return 0
+
+
+def add_soak_arguments(sub: Any) -> None:
+    soak = sub.add_parser("soak", help="the job under steady load: memory and state each minute")
+    soak.add_argument("--minutes", type=float, default=30.0)
+    soak.add_argument("--partitions", type=int, default=50_000, help="tracked partitions")
+    soak.add_argument("--brokers", type=int, default=50)
+    soak.add_argument("--topics", type=int, default=500)
+    soak.add_argument("--rate", type=float, default=500.0, help="broker-log records per second")
+    soak.add_argument("--churn-every", type=float, default=120.0, metavar="S",
+                      help="delete and create --churn-topics topics every S seconds")  # fmt: skip
+    soak.add_argument("--churn-topics", type=int, default=10)
+    soak.add_argument("--seed", type=int, default=1)
+    soak.add_argument("--json", type=Path, help="write the samples and the verdict here")
+
+
+def run_soak_command(args: argparse.Namespace) -> int:
+    from kafka_health.loadgen.soak import SoakPlan, run_soak
+    from kafka_health.loadgen.traffic import ClusterShape
+
+    plan = SoakPlan(
+        minutes=args.minutes, shape=ClusterShape(args.brokers, args.partitions, args.topics),
+        rate=args.rate, churn_every_s=args.churn_every, churn_topics=args.churn_topics,
+        seed=args.seed,
+    )  # fmt: skip
+    result = run_soak(plan, say=lambda line: print(line, flush=True))
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=2) + "\n")
+    return 0

@@ -1,0 +1,1 @@
+"""Load generation for the scale benchmarks (``kafka-health bench load``)."""
