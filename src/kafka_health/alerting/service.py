@@ -7,8 +7,16 @@ loads the state directory, starts /metrics, the evaluation thread (its own tick,
 evaluation, disk or network work ever holds up a batch. Tests drive ``open()``, ``step(now)``
 and ``deliver(now)`` with an injected clock instead of the threads.
 
-Each step: signals -> store -> engine (lifecycle) -> mute (inhibition with causes named,
-maintenance, silences) -> per receiver: route, group, dedup by the notification log -> outbox.
+The pipeline, stage by stage in Alertmanager's order, each a module of its own:
+
+- intake: signals -> :mod:`~kafka_health.alerting.store` -> :mod:`~.engine` (rule states);
+- :mod:`~.mute`: inhibit (causes named), time mute (maintenance), silence;
+- route and :mod:`~.group` (group keys; the group wait and interval timers);
+- :mod:`~.dedup` against the :mod:`~.notify_log`; :mod:`~.payloads` builds the notification;
+- the :mod:`~.outbox` on disk, then :mod:`~.retry` delivers with backoff, counts, and hands a
+  dropped notification back here (its group is owed it again).
+
+This class only wires them, holds the state directory and runs the two threads.
 """
 
 from __future__ import annotations
@@ -21,24 +29,24 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from prometheus_client import CollectorRegistry, Counter
+from prometheus_client import CollectorRegistry
 
-from kafka_health.alerting.causes import name_causes, root_of
-from kafka_health.alerting.engine import Alert, AlertState, Engine
+from kafka_health.alerting.dedup import group_news
+from kafka_health.alerting.engine import Alert, Engine
 from kafka_health.alerting.exporter import ExportedAlert, Exporter, HealthCollector, Snapshot
-from kafka_health.alerting.group import GroupTimers, group_key, group_labels
-from kafka_health.alerting.inhibit import inhibitions
+from kafka_health.alerting.group import GroupTimers, group_key
 from kafka_health.alerting.maintenance import Maintenance
+from kafka_health.alerting.mute import Muted, MuteStage
 from kafka_health.alerting.notify_log import (
     Entry,
     NotifiedAlert,
     NotifyLog,
     NotifyReason,
-    idempotency_key,
-    needs_update,
 )
-from kafka_health.alerting.outbox import Outbox, OutboxEntry
+from kafka_health.alerting.outbox import Outbox
+from kafka_health.alerting.payloads import Payloads
 from kafka_health.alerting.persist import read_json, write_json
+from kafka_health.alerting.retry import Dropped, RetryStage
 from kafka_health.alerting.rules import AlertRulesConfig, load_rules
 from kafka_health.alerting.silence import (
     Matcher,
@@ -49,21 +57,15 @@ from kafka_health.alerting.silence import (
 )
 from kafka_health.alerting.store import SignalStore
 from kafka_health.alerting.webhook import (
-    FAILURE_REASONS,
-    AlertPayload,
     HttpTransport,
     Notification,
     Transport,
-    backoff_s,
 )
 from kafka_health.config import AlertingConfig, MonitorConfig, ReceiverConfig
 from kafka_health.model import LabelSet, Signal, labels
 
 log = logging.getLogger(__name__)
 
-DROP_REASONS = ("rejected", "gave_up")
-"""Why a notification was dropped: the receiver refused it (a 4xx answer other than 408 and
-429), or it was still undelivered after the receiver's ``give_up_after_s``."""
 Clock = Callable[[], float]
 DELIVERED_RETENTION_S = 7 * 86400.0
 FIRST_BATCH_GRACE_S = 30.0
@@ -108,7 +110,6 @@ class AlertService:
         self.rules = rules
         self.cluster = cluster
         self.clock = clock
-        self.rand = rand
         self.transport: Transport = transport if transport is not None else HttpTransport(clock)
         self.state_dir = Path(config.state_dir)
         self.engine = Engine(rules, config.resolved_retention_s)
@@ -130,6 +131,10 @@ class AlertService:
                 for s in config.silences
             ),
         )
+        self.payloads = Payloads(cluster, config.group_by, config.external_url)
+        self.mute = MuteStage(
+            self.engine.rules, rules.inhibit_rules, self.maintenance, self.silences
+        )
         self.timers = GroupTimers(
             config.group_wait_s, config.group_interval_s, config.root_group_wait_s
         )
@@ -138,36 +143,11 @@ class AlertService:
         self.routes = [
             _Route(r, tuple(parse_matcher(m) for m in r.matchers)) for r in config.receivers
         ]
-        self.receivers = {r.name: r for r in config.receivers}
         self.alert_label_names = tuple(
             sorted({k for rule in enabled for k in [*rule.by, *rule.labels]})
         )
         self.registry = registry if registry is not None else CollectorRegistry()
-        self.notifications = Counter(
-            "kafka_health_notifications",
-            "notifications delivered, by receiver",
-            ["receiver"],
-            registry=self.registry,
-        )
-        self.dropped = Counter(
-            "kafka_health_notifications_dropped",
-            "notifications the receiver never accepted (refused, or given up on after retries):"
-            " the group is notified again",
-            ["receiver", "reason"],
-            registry=self.registry,
-        )
-        self.failures = Counter(
-            "kafka_health_notifications_failed",
-            "failed notification attempts, by receiver and reason",
-            ["receiver", "reason"],
-            registry=self.registry,
-        )
-        for receiver in config.receivers:
-            self.notifications.labels(receiver.name)
-            for reason in FAILURE_REASONS:
-                self.failures.labels(receiver.name, reason)
-            for reason in DROP_REASONS:
-                self.dropped.labels(receiver.name, reason)
+        self.retry = RetryStage(config.receivers, self.transport, self.registry, clock, rand)
         self.registry.register(
             HealthCollector(self.snapshot, config.exporter.max_series_per_signal)
         )
@@ -185,8 +165,8 @@ class AlertService:
         self._threads: list[threading.Thread] = []
         self._last_push = 0.0
         self._saved_at = 0.0
-        self._roots: dict[str, str] = {}
-        """Each inhibited alert's root cause (fingerprint), from the last evaluation."""
+        self.muted = Muted()
+        """The last evaluation's muting: causes named, each inhibited alert's root."""
 
     @classmethod
     def from_config(
@@ -313,9 +293,9 @@ class AlertService:
             self.maintenance.prune(now)
             self.silences.reload()
             changed = self.engine.evaluate(self.store, now)
-            extra = self._mute(now)
+            self.muted = self.mute.apply(self.engine.alerts, now)
             self.timers.begin_evaluation()
-            sent = [n for route in self.routes for n in self._notify(route, extra, now)]
+            sent = [n for route in self.routes for n in self._notify(route, self.muted, now)]
             self.nflog.gc(now, self.config.resolved_retention_s)
             if changed or sent or now - self._saved_at >= SAVE_INTERVAL_S:
                 self._save(now)
@@ -324,33 +304,7 @@ class AlertService:
             self._deliver_wake.set()
         return sent
 
-    def _mute(self, now: float) -> dict[str, dict[str, str]]:
-        alerts = self.engine.alerts
-        inhibited = inhibitions(alerts.values(), self.rules.inhibit_rules, now)
-        explained = {t: s for t, (s, _) in inhibited.items()}
-        self._roots = {t: root_of(t, explained) for t in explained}
-        extra = name_causes(
-            alerts, explained, {t: rule.cause for t, (_, rule) in inhibited.items() if rule.cause}
-        )
-        for alert in alerts.values():
-            alert.muted_by = []
-            if alert.fingerprint in inhibited:
-                source_fp, rule = inhibited[alert.fingerprint]
-                alert.muted_by.append(f"inhibited by {alerts[source_fp].rule} ({rule.name})")
-            rule_config = self.engine.rules[alert.rule]
-            reason = self.maintenance.mutes(
-                alert, rule_config.maintenance, now, rule_config.maintenance_only
-            )
-            if reason:
-                alert.muted_by.append(reason)
-            alert.muted_by.extend(
-                f"silenced by {sid}" for sid in self.silences.muting(alert.labels, now)
-            )
-        return extra
-
-    def _notify(
-        self, route: _Route, extra: dict[str, dict[str, str]], now: float
-    ) -> list[Notification]:
+    def _notify(self, route: _Route, mutes: Muted, now: float) -> list[Notification]:
         assert self.nflog is not None and self.outbox is not None
         receiver = route.receiver
         alerts = self.engine.alerts
@@ -364,30 +318,8 @@ class AlertService:
         result = []
         for key, members in sorted(groups.items()):
             entry = self.nflog.get(receiver.name, key)
-            firing = {
-                a.fingerprint: a for a in members if a.state == AlertState.FIRING and not a.muted_by
-            }
-            muted = {a.fingerprint for a in members if a.state == AlertState.FIRING and a.muted_by}
-            resolved: dict[str, NotifiedAlert] = {}
-            kept: dict[str, NotifiedAlert] = {}
-            for fp, told in (entry.firing if entry else {}).items():
-                now_alert = alerts.get(fp)
-                same = now_alert is not None and now_alert.starts_at == told.starts_at
-                if same and now_alert is not None and now_alert.state == AlertState.FIRING:
-                    if fp in muted:
-                        kept[fp] = told
-                else:
-                    resolved[fp] = told
-            # Notified alerts a cause now explains: the incident is updated to name it.
-            causes = {fp: self._roots[fp] for fp in kept if self._explained(fp, extra)}
-            reason = needs_update(
-                entry,
-                {fp: a.starts_at for fp, a in firing.items()},
-                set(resolved),
-                self.config.repeat_interval_s,
-                now,
-                causes,
-            )
+            news = group_news(entry, members, alerts, mutes, self.config.repeat_interval_s, now)
+            reason, firing, causes = news.reason, news.firing, news.causes
             roots_only = bool(firing) and not any(
                 a.rule in self.explainable for a in firing.values()
             )
@@ -398,96 +330,32 @@ class AlertService:
             repeat = entry.repeat + 1 if entry is not None and reason == NotifyReason.REPEAT else 0
             # The explained alerts stay in the incident, firing, each naming its cause.
             shown = {**firing, **{fp: alerts[fp] for fp in causes}}
-            payload = [self._payload(a, extra) for a in shown.values()]
+            payload = [self.payloads.firing(a, mutes.extra) for a in shown.values()]
             if receiver.send_resolved:
-                payload += [self._resolved_payload(fp, told, now) for fp, told in resolved.items()]
+                payload += [
+                    self.payloads.resolved(fp, told, alerts.get(fp), now)
+                    for fp, told in news.resolved.items()
+                ]
             told_now = {
                 fp: NotifiedAlert(
-                    a.starts_at, a.labels, self._annotations(a, extra), causes.get(fp, "")
+                    a.starts_at,
+                    a.labels,
+                    self.payloads.annotations(a, mutes.extra),
+                    causes.get(fp, ""),
                 )
                 for fp, a in shown.items()
             }
             payload.sort(key=lambda a: (a.status != "firing", a.starts_at))  # as on the wire
             if payload:
                 named = [f"{fp}:{cause}" for fp, cause in causes.items()]
-                notification = self._notification(
+                notification = self.payloads.notification(
                     receiver, key, reason, payload, repeat, now, named
                 )
                 before = entry.to_json() if entry is not None else None
                 if self.outbox.enqueue(notification, now, told_before=before):
                     result.append(notification)
-            self.nflog.record(receiver.name, key, Entry({**kept, **told_now}, now, repeat))
+            self.nflog.record(receiver.name, key, Entry({**news.kept, **told_now}, now, repeat))
         return result
-
-    def _explained(self, fp: str, extra: dict[str, dict[str, str]]) -> bool:
-        """Whether the alert is muted by a cause (not a silence or maintenance) named in
-        ``extra``."""
-        alert = self.engine.alerts.get(fp)
-        return (
-            alert is not None
-            and fp in self._roots
-            and bool(extra.get(fp, {}).get("cause"))
-            and bool(alert.muted_by)
-            and all(m.startswith("inhibited by ") for m in alert.muted_by)
-        )
-
-    def _annotations(self, alert: Alert, extra: dict[str, dict[str, str]]) -> dict[str, str]:
-        return {**alert.annotations, **extra.get(alert.fingerprint, {})}
-
-    def _payload(self, alert: Alert, extra: dict[str, dict[str, str]]) -> AlertPayload:
-        annotations = self._annotations(alert, extra)
-        if alert.details:
-            annotations["details"] = _compact(alert.details)
-        return AlertPayload(
-            "firing",
-            {"cluster": self.cluster, **alert.labels},
-            annotations,
-            alert.starts_at,
-            None,
-            alert.fingerprint,
-        )
-
-    def _resolved_payload(self, fp: str, told: NotifiedAlert, now: float) -> AlertPayload:
-        alert = self.engine.alerts.get(fp)
-        ends_at = alert.ends_at if alert is not None and alert.ends_at is not None else now
-        return AlertPayload(
-            "resolved",
-            {"cluster": self.cluster, **told.labels},
-            told.annotations,
-            told.starts_at,
-            ends_at,
-            fp,
-        )
-
-    def _notification(
-        self,
-        receiver: ReceiverConfig,
-        key: str,
-        reason: NotifyReason,
-        alerts: list[AlertPayload],
-        repeat: int,
-        now: float,
-        causes: list[str] | None = None,
-    ) -> Notification:
-        firing = any(a.status == "firing" for a in alerts)
-        return Notification(
-            receiver=receiver.name,
-            group_key=key,
-            group_labels=group_labels(alerts[0].labels, self.config.group_by),
-            status="firing" if firing else "resolved",
-            reason=reason.value,
-            idempotency_key=idempotency_key(
-                receiver.name,
-                key,
-                [(a.fingerprint, a.status, a.starts_at) for a in alerts],
-                repeat,
-                causes,
-            ),
-            alerts=alerts,
-            cluster=self.cluster,
-            external_url=self.config.external_url,
-            created_at=now,
-        )
 
     def _save(self, now: float) -> None:
         self._saved_at = now
@@ -505,65 +373,27 @@ class AlertService:
     # Delivery
 
     def deliver(self, now: float | None = None) -> int:
-        """Attempt every due outbox entry once; return how many were delivered."""
+        """Attempt every due outbox entry once (the retry stage); return how many were
+        delivered."""
         assert self.outbox is not None, "open() first"
-        now = self.clock() if now is None else now
-        delivered = 0
-        for entry in self.outbox.due(now):
-            n = entry.notification
-            receiver = self.receivers.get(n.receiver)
-            if receiver is None:
-                log.warning("dropping a notification for unknown receiver %s", n.receiver)
-                self.outbox.drop(entry)
-                continue
-            if now - entry.created_at > receiver.give_up_after_s:
-                self.failures.labels(n.receiver, "gave_up").inc()
-                self._dropped(entry, "gave_up", entry.last_error, now)
-                continue
-            result = self.transport.send(receiver, n)
-            if result.ok:
-                self.outbox.delivered(entry, self.clock())
-                self.notifications.labels(n.receiver).inc()
-                delivered += 1
-                continue
-            self.failures.labels(n.receiver, result.reason or "connection").inc()
-            if result.retryable:
-                wait = backoff_s(entry.attempts + 1, receiver, result.retry_after_s, self.rand)
-                self.outbox.failed(entry, now + wait, result.error)
-                log.warning(
-                    "notification to %s failed (%s), retry in %.1f s",
-                    n.receiver,
-                    result.error,
-                    wait,
-                )
-            else:
-                self._dropped(entry, "rejected", result.error, now, hold=True)
-        return delivered
+        return self.retry.deliver(self.outbox, self.clock() if now is None else now, self._owed)
 
-    def _dropped(
-        self, entry: OutboxEntry, reason: str, error: str, now: float, hold: bool = False
-    ) -> None:
-        """A notification the receiver never accepted: counted, logged with its group, and
-        its group owed again. Its notification-log entry from before it goes back (or on to
-        the group's next pending notification), so the next evaluation notifies the group
-        again; after a refusal (``hold``), no sooner than ``group_interval_s``, so a
-        receiver that refuses everything is asked once per interval, not every second."""
+    def _owed(self, dropped: Dropped) -> None:
+        """A notification the receiver never accepted: its group is owed it again. Its
+        notification-log entry from before it goes back (or on to the group's next pending
+        notification), so the next evaluation notifies the group again; after a refusal, no
+        sooner than ``group_interval_s``, so a receiver that refuses everything is asked once
+        per interval, not every second."""
         assert self.outbox is not None and self.nflog is not None
-        n = entry.notification
-        self.dropped.labels(n.receiver, reason).inc()
-        log.error(
-            "notification %s to %s for group %s %s (%s) after %d attempt(s): the group will "
-            "be notified again", n.idempotency_key, n.receiver, n.group_key,
-            "refused" if reason == "rejected" else "given up", error, entry.attempts + 1,
-        )  # fmt: skip
+        entry, n = dropped.entry, dropped.entry.notification
         with self._state_lock:
-            self.outbox.drop(entry)
             if not self.outbox.pass_on(entry):
                 told = entry.told_before
                 self.nflog.restore(
                     n.receiver, n.group_key, Entry.from_json(told) if told is not None else None
                 )
-                if hold:
+                if dropped.hold:
+                    now = self.clock()
                     self.timers.hold(n.receiver, n.group_key, now + self.config.group_interval_s)
         self._wake.set()
 
@@ -618,10 +448,3 @@ class AlertService:
                 heartbeat=self.heartbeat,
                 outbox_pending=len(self.outbox.pending()) if self.outbox is not None else 0,
             )
-
-
-def _compact(details: dict[str, object], limit: int = 2000) -> str:
-    import json
-
-    text = json.dumps(details, sort_keys=True, separators=(",", ":"), default=str)
-    return text if len(text) <= limit else text[: limit - 3] + "..."

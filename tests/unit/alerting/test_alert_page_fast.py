@@ -84,7 +84,7 @@ def test_freeze_pages_at_once_then_the_same_incident_names_the_gc_and_resolves(
     told = {a.labels["alertname"] for n in notes[3:] for a in n.alerts if a.status == "resolved"}
     assert told == set(by_rule)
     # The same incident in each format: groupKey, dedup_key, the Slack tag.
-    receiver = h.service.receivers["pager"]
+    receiver = h.service.retry.receivers["pager"]
     pagerduty = dataclasses.replace(receiver, format="pagerduty", routing_key=Secret(env="K"))
     events = [json.loads(render(n, pagerduty, "K")) for n in notes]
     assert len({e["dedup_key"] for e in events}) == 1
