@@ -65,3 +65,16 @@ kafka:
     assert python["ssl_check_hostname"] is False
     assert spark["kafka.ssl.endpoint.identification.algorithm"] == ""
     assert python["request_timeout_ms"] == int(spark["kafka.request.timeout.ms"]) == 30000
+
+
+def test_spark_redacts_the_jaas_config_that_carries_the_sasl_password() -> None:
+    """The Kafka sources' kafka.sasl.jaas.config holds the password: Spark's redaction
+    patterns (conf and data source options) match it."""
+    import re
+
+    from kafka_health.config import SparkConfig
+    from kafka_health.spark.session import spark_conf
+
+    conf = spark_conf(SparkConfig(jars=[]))
+    for key in ("spark.redaction.regex", "spark.sql.redaction.options.regex"):
+        assert re.search(conf[key].replace("(?i)", ""), "kafka.sasl.jaas.config", re.I), key

@@ -38,6 +38,12 @@ def prepare_environment() -> None:
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
 
 
+REDACTION_REGEX = r"(?i)secret|password|token|access[.]?key|jaas"
+"""Spark's default (``secret|password|token|access[.]?key``) plus ``jaas``."""
+OPTIONS_REDACTION_REGEX = r"(?i)url|jaas|password|secret|token"
+"""Spark SQL's default for data source options (``url``) plus the secrets' names."""
+
+
 def spark_conf(config: SparkConfig) -> dict[str, str]:
     """Every Spark setting the factory applies, as plain strings (testable without Spark)."""
     log_config = resources.files("kafka_health.spark").joinpath("log4j2.properties")
@@ -53,6 +59,10 @@ def spark_conf(config: SparkConfig) -> dict[str, str]:
         "spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile={log_config}",
         "spark.executor.extraJavaOptions": f"-Dlog4j2.configurationFile={log_config}",
         "spark.executorEnv.PYSPARK_PYTHON": os.environ.get("PYSPARK_PYTHON", sys.executable),
+        # The Kafka sources' options carry the SASL password inside kafka.sasl.jaas.config:
+        # redacted wherever Spark prints options (plans, the event log, the environment).
+        "spark.redaction.regex": REDACTION_REGEX,
+        "spark.sql.redaction.options.regex": OPTIONS_REDACTION_REGEX,
     }
     if config.master.startswith("local"):
         conf["spark.driver.host"] = "127.0.0.1"
