@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import statistics
 import sys
 import tempfile
@@ -28,6 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.log_lines import envelope as log_envelope
 from benchmarks.parse_bench import corpus
 from kafka_health.canary.records import Probe, ProbeOutcome
 from kafka_health.config import JobConfig, MonitorConfig, SparkConfig, TopicsConfig
@@ -39,19 +39,7 @@ PARTITIONS = 3
 
 def envelope(broker: int, message: str) -> bytes:
     kind = "gc" if "[gc" in message or "GC(" in message else "server"
-    return json.dumps(
-        {
-            "schema": "kafka-health/log/v1",
-            "broker_id": str(broker),
-            "host": f"kafka-{broker}",
-            "kind": kind,
-            "path": f"/var/log/kafka/{kind}.log",
-            "offset": 0,
-            "inode": 1,
-            "message": message,
-            "shipped_at": "2026-11-22T00:00:00Z",
-        }
-    ).encode()
+    return log_envelope(str(broker), kind, message)
 
 
 def canary_pair(topic: str, partition: int, seq: int, send_ms: int) -> tuple[bytes, bytes]:

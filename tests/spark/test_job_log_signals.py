@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import json
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
+from benchmarks.log_lines import envelope, gc_stamp, stamp
 from kafka import KafkaConsumer
 
 from kafka_health.cluster_state.records import PartitionState, SnapshotSummary
@@ -33,24 +33,8 @@ def kafka_config_dump(at: str) -> str:
     return dump.replace("[2026-11-23 22:34:27,379]", f"[{at}]", 1)
 
 
-def stamp(ms: int) -> str:
-    """log4j's default timestamp, UTC."""
-    at = datetime.fromtimestamp(ms / 1000, tz=UTC)
-    return at.strftime("%Y-%m-%d %H:%M:%S,") + f"{ms % 1000:03d}"
-
-
-def gc_stamp(ms: int) -> str:
-    at = datetime.fromtimestamp(ms / 1000, tz=UTC)
-    return at.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}+0000"
-
-
 def entry(broker: int, kind: str, message: str) -> tuple[bytes, bytes, int]:
-    envelope = {
-        "schema": "kafka-health/log/v1", "broker_id": str(broker), "host": f"kafka-{broker}",
-        "kind": kind, "path": f"/var/log/kafka/{kind}.log", "offset": 0, "inode": 1,
-        "message": message, "shipped_at": "2026-11-22T00:00:00Z",
-    }  # fmt: skip
-    return (str(broker).encode(), json.dumps(envelope).encode(), 0)
+    return (str(broker).encode(), envelope(str(broker), kind, message), 0)
 
 
 def test_log_events_become_exact_signals(kafka_cluster: Any, spark: Any, tmp_path: Path) -> None:

@@ -24,23 +24,47 @@ from __future__ import annotations
 import logging
 import signal
 import threading
+import time
 from collections.abc import Iterable
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any, Protocol
 
 from kafka_health.config import MonitorConfig
-from kafka_health.job.batch import decode_rows, driver_rows, parsed_stream, probe_rows
+from kafka_health.job.batch import (
+    Rejected,
+    decode_rows,
+    driver_rows,
+    parsed_stream,
+    probe_rows,
+    rejected_letters,
+)
 from kafka_health.job.board import CANARY_QUERY, MONITOR_QUERY, SignalBoard, stale_after
-from kafka_health.job.health import JobHealth, make_listener
+from kafka_health.job.health import JobHealth, classify_error, make_listener
 from kafka_health.job.intervals import interval, interval_ms
 from kafka_health.job.parse_counts import ParseCounts
+from kafka_health.job.quarantine import (
+    Culprit,
+    OffsetRange,
+    batch_ranges,
+    culprit_counts,
+    culprit_letters,
+    describe_failure,
+    has_dead_letters,
+    is_record_failure,
+    isolate,
+    ranges_read,
+    read_ranges,
+    within,
+)
+from kafka_health.job.rejected_counts import SOURCES, RejectedCounts
 from kafka_health.job.sources import kafka_stream
 from kafka_health.job.state_file import read_state, write_state
 from kafka_health.job.steps import StepTimer
 from kafka_health.job.supervisor import QueryDefinition, Supervisor
 from kafka_health.kafka_clients import spark_kafka_options
 from kafka_health.model import Signal
+from kafka_health.parsing.deadletter import DEAD_LETTER_DDL
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -69,6 +93,7 @@ class MonitorJob:
         self.board = SignalBoard(config.job, stale_after=stale_after(config))
         self.health = JobHealth()
         self.parse_counts = ParseCounts()
+        self.rejected_counts = RejectedCounts()
         self.sinks = list(sinks)
         checkpoints = Path(config.spark.checkpoint_dir).expanduser() / config.cluster_name
         self.checkpoint = checkpoints / QUERY
@@ -168,23 +193,30 @@ class MonitorJob:
         # and reads and parses the batch once; dead letters (rare) read it again.
         with timer.step("plan"):
             rows = driver_rows(batch.coalesce(self._parallelism))
+        culprits: list[Culprit] = []
         with timer.step("collect"):
-            collected = rows.collect()
+            try:
+                collected = rows.collect()
+                parsed_parts = [batch]
+            except Exception as exc:
+                if not is_record_failure(exc):
+                    raise
+                with timer.step("quarantine"):
+                    collected, parsed_parts, culprits = self._quarantine(batch_id, exc)
         with timer.step("decode"):
-            decoded = decode_rows(collected)
-        if decoded.invalid:
-            log.warning(
-                "batch %d: %d records on %s or %s are not the canary's or the prober's "
-                "(another schema, or not JSON): dropped",
-                batch_id, decoded.invalid, self.config.topics.canary_results,
-                self.config.topics.cluster_state,
-            )  # fmt: skip
-        if decoded.dead_letters:
+            decoded = decode_rows(collected, self._now_ms())
+            decoded.counts.extend(culprit_counts(culprits))
+        if decoded.dead_letters or decoded.rejected:
             with timer.step("dead_letters"):
-                self._write_dead_letters(batch)
+                if decoded.dead_letters:
+                    for parsed in parsed_parts:  # the batch, or its parts that hold some
+                        self._write_dead_letters(parsed)
+                if decoded.rejected:
+                    self._reject(batch_id, decoded.rejected)
         with timer.step("fold"), self._state_lock:  # counts and batch id move together
             self.board.fold(batch_id, decoded.batch)
             self.parse_counts.add(decoded.counts)
+            self.rejected_counts.add(decoded.rejected)
         with timer.step("save"):
             self._save()
         with timer.step("publish"):
@@ -194,23 +226,102 @@ class MonitorJob:
     def _save(self) -> None:
         """Save the detectors' state with each query's last batch id (both queries call it)."""
         with self._state_lock:
-            document = {"board": self.board.state(), "parse_counts": self.parse_counts.state()}
+            document = {
+                "board": self.board.state(),
+                "parse_counts": self.parse_counts.state(),
+                "rejected_counts": self.rejected_counts.state(),
+            }
             write_state(self.state_path, document)
 
     def _write_dead_letters(self, batch: DataFrame) -> None:
         """Send the batch's dead letters (with their source offsets) to the dead-letter topic."""
         from pyspark.sql import functions as F
 
-        from kafka_health.parsing.deadletter import dead_letter_records, dead_letters
+        from kafka_health.parsing.deadletter import dead_letters
 
         logs = batch.where(F.col("source_topic") == self.config.topics.broker_logs)
-        letters = dead_letter_records(dead_letters(logs, self.config.parsing.dead_letter))
+        self._send_dead_letters(dead_letters(logs, self.config.parsing.dead_letter))
+
+    def _send_dead_letters(self, letters: DataFrame) -> None:
+        """Rows of ``DEAD_LETTER_COLUMNS`` to the dead-letter topic (on the transport)."""
+        from kafka_health.parsing.deadletter import dead_letter_records
+
         (
-            letters.write.format("kafka")
+            dead_letter_records(letters)
+            .write.format("kafka")
             .options(**spark_kafka_options(self.config.transport_kafka()))
             .option("topic", self.config.topics.dead_letter)
             .save()
         )
+
+    def _quarantine(
+        self, batch_id: int, error: Exception
+    ) -> tuple[list[Any], list[DataFrame], list[Culprit]]:
+        """The batch's rows without the records that fail its parse (:mod:`.quarantine`): the
+        collected rows of every part that ran, the parts holding dead letters, the culprits."""
+        topics = self.config.topics
+        log.error(
+            "batch %d failed in a Spark task (%s): re-reading its records to set aside the "
+            "ones that fail the parse", batch_id, classify_error(error) or type(error).__name__,
+        )  # fmt: skip
+        ranges = batch_ranges(
+            self.checkpoint, batch_id,
+            [topics.canary_results, topics.cluster_state, topics.broker_logs],
+        )  # fmt: skip
+        raw = read_ranges(self.spark, self.config.transport_kafka(), ranges).cache()
+        try:
+            concrete = ranges_read(raw)  # a failure here is the transport's: raised as it is
+
+            def attempt(part: list[OffsetRange]) -> tuple[list[Any], DataFrame]:
+                parsed = parsed_stream(within(raw, part), self.config)
+                return driver_rows(parsed.coalesce(self._parallelism)).collect(), parsed
+
+            found = isolate(concrete, attempt, describe=describe_failure)
+            self.health.on_quarantine(QUERY, len(found.culprits))
+            log.error(
+                "batch %d: %d record(s) fail the parse and go to the dead letters (%s); the "
+                "other records of the batch were parsed in %d attempts",
+                batch_id, len(found.culprits),
+                ", ".join(f"{c.topic}-{c.partition}@{c.offset}: {c.error}"
+                          for c in found.culprits[:10]),
+                found.attempts,
+            )  # fmt: skip
+            rows = [row for part_rows, _ in found.results for row in part_rows]
+            with_letters = [p for part_rows, p in found.results if has_dead_letters(part_rows)]
+            if found.culprits:
+                self._write_culprits(raw, found.culprits)
+            return rows, with_letters, found.culprits
+        finally:
+            raw.unpersist()
+
+    def _now_ms(self) -> int | None:
+        """The wall clock records' timestamps are checked against, while the job runs live
+        (a backfill of what the topics hold reads old records on purpose)."""
+        return int(time.time() * 1000) if self.board.live else None
+
+    def _reject(self, batch_id: int, rejected: list[Rejected]) -> None:
+        """Log and dead-letter the canary outcomes and cluster-state records rejected."""
+        by_reason: dict[tuple[str, str], int] = {}
+        for r in rejected:
+            key = (SOURCES[r.tag], r.reason)
+            by_reason[key] = by_reason.get(key, 0) + 1
+        log.warning(
+            "batch %d: rejected %s (dead-lettered; an event from the future can be a wrong "
+            "parsing.log_timezone)",
+            batch_id, ", ".join(f"{n} on {src} ({why})" for (src, why), n in by_reason.items()),
+        )  # fmt: skip
+        topics = {"outcome": self.config.topics.canary_results,
+                  "cluster": self.config.topics.cluster_state,
+                  "event": self.config.topics.broker_logs}  # fmt: skip
+        letters = self.spark.createDataFrame(
+            rejected_letters(rejected, topics, self.config.parsing.dead_letter.max_value_bytes),
+            DEAD_LETTER_DDL,
+        )
+        self._send_dead_letters(letters)
+
+    def _write_culprits(self, raw: DataFrame, culprits: list[Culprit]) -> None:
+        """The records that fail the parse, as dead letters with reason ``parse_failed``."""
+        self._send_dead_letters(culprit_letters(raw, culprits, self.config.parsing.dead_letter))
 
     def _resume(self) -> None:
         saved = read_state(self.state_path)
@@ -218,6 +329,7 @@ class MonitorJob:
             return
         self.board.restore(saved.get("board", {}))
         self.parse_counts.restore(saved.get("parse_counts", {}))
+        self.rejected_counts.restore(saved.get("rejected_counts", {}))
         log.info("detector state resumed at batches %s", self.board.batch_ids)
 
     # ------------------------------------------------------------------ running

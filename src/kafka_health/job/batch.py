@@ -34,12 +34,8 @@ from kafka_health.detectors.inputs import (
 from kafka_health.detectors.isr import ISR_EVENTS
 from kafka_health.detectors.logwindow import WINDOWED_TYPES
 from kafka_health.detectors.session_timeouts import SESSION_TIMEOUT_EVENT
-from kafka_health.job.schemas import (
-    CLUSTER_STATE_SCHEMA_ID,
-    PROBE_DDL,
-    PROBE_SCHEMA_ID,
-    RESULT_SCHEMA_ID,
-)
+from kafka_health.job.own_records import SCHEMAS, check, check_event
+from kafka_health.job.schemas import PROBE_DDL, PROBE_SCHEMA_ID
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -58,7 +54,12 @@ DETECTED_TYPES = tuple(
 )
 # A canary outcome or cluster-state record is a few hundred bytes; a bigger one is not ours.
 OWN_RECORD_MAX_BYTES = 65536
-GROUP_COLUMNS = ("tag", "payload", "outcome", "reason", "type", "broker_id", "log_kind")
+GROUP_COLUMNS = (
+    "tag", "payload", "outcome", "reason", "type", "broker_id", "log_kind", "partition", "offset",
+)  # fmt: skip
+"""``partition`` and ``offset``: of the canary's and the prober's records and of events only
+(each its own group, a few per second), so one that is rejected is dead-lettered with its
+source offset."""
 EVENT_COLUMNS = (
     "type", "broker_id", "event_ms", "topic", "partition", "leader", "leader_epoch", "isr_after",
     "pause_s", "subject_broker_id", "session_timeout_ms",
@@ -78,11 +79,43 @@ class ParseCount:
     dead_letters: int
 
 
+@dataclass(frozen=True)
+class Rejected:
+    """A canary outcome or cluster-state record the detectors cannot trust
+    (:mod:`kafka_health.job.own_records`), with its source coordinates and value."""
+
+    tag: str  # "outcome" (canary results), "cluster" (cluster state), "event" (broker logs)
+    reason: str
+    partition: int | None
+    offset: int | None
+    payload: str
+
+
+def rejected_letters(
+    rejected: Iterable[Rejected], topics: dict[str, str], max_value_bytes: int
+) -> list[tuple[Any, ...]]:
+    """Dead-letter rows (``DEAD_LETTER_DDL``) of rejected records: outcome ``rejected``, the
+    reason, the topic of their ``tag`` in ``topics``, value cut to ``max_value_bytes``."""
+    rows = []
+    for r in rejected:
+        value = r.payload.encode("utf-8", "replace")
+        rows.append(
+            (topics[r.tag], r.partition, r.offset, None, "rejected", r.reason, None, None,
+             len(value), None, value[:max_value_bytes])
+        )  # fmt: skip
+    return rows
+
+
 @dataclass
 class Decoded:
     batch: Batch = field(default_factory=Batch)
     counts: list[ParseCount] = field(default_factory=list)
-    invalid: int = 0  # records of the canary-results or cluster-state topic that are not ours
+    rejected: list[Rejected] = field(default_factory=list)
+
+    @property
+    def invalid(self) -> int:
+        """Records of the canary-results or cluster-state topic rejected in this batch."""
+        return len(self.rejected)
 
     @property
     def dead_letters(self) -> int:
@@ -173,6 +206,8 @@ def with_driver_columns(parsed: DataFrame, config: MonitorConfig) -> DataFrame:
         ],
         F.when(is_log, F.col("kind")).alias("g_log_kind"),
         F.when(is_log, F.col("n_lines")).alias("g_lines"),
+        F.when(own | is_event, F.col("source_partition")).alias("g_partition"),
+        F.when(own | is_event, F.col("source_offset")).alias("g_offset"),
         F.when(is_log & is_dead_letter(config.parsing.dead_letter), 1).otherwise(0).alias("g_dead"),
         is_log.alias("g_is_log"),
     )
@@ -197,18 +232,21 @@ def driver_rows(batch: DataFrame) -> DataFrame:
     )
 
 
-def decode_rows(rows: Iterable[Any]) -> Decoded:
+def decode_rows(rows: Iterable[Any], now_ms: int | None = None) -> Decoded:
     """Collected rows (:func:`driver_rows`, or the canary query's ``(tag, payload)`` rows) as
-    detector inputs and parse counts."""
+    detector inputs and parse counts; canary outcomes and cluster-state records are checked
+    (:func:`kafka_health.job.own_records.check`, timestamps against ``now_ms`` when given)
+    and the ones rejected listed with their reason."""
     out = Decoded()
     b = out.batch
     streams: dict[tuple[str, str], int] = {}
     counts: dict[tuple[str | None, str | None, str | None], list[int]] = {}
     for row in rows:
         tag, payload = row[0], row[1]
-        copies = 1
+        copies, partition, offset = 1, None, None
         if len(row) > 2:
-            outcome, reason, type_, broker, log_kind, entries, lines, dead = row[2:10]
+            outcome, reason, type_, broker, log_kind, partition, offset = row[2:9]
+            entries, lines, dead = row[9:12]
             copies = int(entries or 0)
             if tag in (None, "event"):  # a broker-log row: counted
                 if broker is not None and log_kind is not None:
@@ -219,36 +257,22 @@ def decode_rows(rows: Iterable[Any]) -> Decoded:
                 total[2] += int(dead or 0)
         if tag is None or payload is None:
             continue
-        record = _own_record(tag, payload) if tag in OWN_SCHEMAS else json.loads(payload)
-        if record is None:
-            out.invalid += copies
-            continue
+        if tag in SCHEMAS:
+            record, why = check(tag, payload, now_ms)
+            if record is None:
+                out.rejected.extend([Rejected(tag, why, partition, offset, payload)] * copies)
+                continue
+        else:
+            record = json.loads(payload)
+            why = check_event(record, now_ms) if tag == "event" else ""
+            if why:
+                out.rejected.extend([Rejected(tag, why, partition, offset, payload)] * copies)
+                continue
         for _ in range(copies):  # identical records stay as many as they were
             _append(b, tag, record)
     b.streams.extend(LogStream(broker, kind, n) for (broker, kind), n in streams.items())
     out.counts.extend(ParseCount(*key, *totals) for key, totals in counts.items())
     return out
-
-
-OWN_SCHEMAS = {"outcome": RESULT_SCHEMA_ID, "cluster": CLUSTER_STATE_SCHEMA_ID}
-_REQUIRED = {"outcome": ("partition", "seq", "send_ms"), "cluster": ()}
-CLUSTER_KINDS = ("partition", "snapshot", "broker")
-
-
-def _own_record(tag: str, payload: str) -> dict[str, Any] | None:
-    """A canary outcome or cluster-state record, or None when it is not one of ours (not JSON,
-    another schema, a required field missing or not an integer, an unknown kind)."""
-    try:
-        d = json.loads(payload)
-    except ValueError:
-        return None
-    if not isinstance(d, dict) or d.get("schema") != OWN_SCHEMAS[tag]:
-        return None
-    if any(type(d.get(k)) is not int for k in _REQUIRED[tag]):
-        return None
-    if tag == "cluster" and d.get("kind") not in CLUSTER_KINDS:
-        return None
-    return d
 
 
 def _append(b: Batch, tag: str, d: dict[str, Any]) -> None:

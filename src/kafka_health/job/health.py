@@ -43,6 +43,9 @@ class QueryHealth:
     input_rows_total: int = 0
     restarts_total: int = 0
     terminations_total: int = 0
+    quarantined_batches_total: int = 0
+    """Batches that failed in a Spark task and were re-read without the failing records."""
+    quarantined_records_total: int = 0
     last_error: str | None = None
     failed_with: str | None = None
     """The exception class of a termination that was not Kafka's; None once a batch runs."""
@@ -154,6 +157,14 @@ class JobHealth(Collector):
             health.last_error = error
             health.failed_with = failed_with
 
+    def on_quarantine(self, name: str, records: int) -> None:
+        """A batch of ``name`` failed in a task and ``records`` records that fail the parse
+        were set aside (:mod:`kafka_health.job.quarantine`)."""
+        with self._lock:
+            health = self._queries.setdefault(name, QueryHealth())
+            health.quarantined_batches_total += 1
+            health.quarantined_records_total += records
+
     def on_restart(self, name: str) -> None:
         with self._lock:
             self._queries.setdefault(name, QueryHealth()).restarts_total += 1
@@ -223,6 +234,14 @@ class JobHealth(Collector):
             "input_rows": ("rows read", lambda h: h.input_rows_total),
             "restarts": ("restarts of the query by the supervisor", lambda h: h.restarts_total),
             "terminations": ("times the query terminated", lambda h: h.terminations_total),
+            "quarantined_batches": (
+                "batches that failed in a task, re-read without the records failing the parse",
+                lambda h: h.quarantined_batches_total,
+            ),
+            "quarantined_records": (
+                "records that failed the parse on their own (dead-lettered, parse_failed)",
+                lambda h: h.quarantined_records_total,
+            ),
         }
         with self._lock:
             queries = dict(self._queries)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from kafka_health.config import MonitorConfig, load_config
 from kafka_health.errors import ConfigError, ConfigProblem
+from kafka_health.kafka_access import refused_access
 from kafka_health.model import Signal
 
 log = logging.getLogger(__name__)
@@ -27,6 +28,10 @@ def run(config: MonitorConfig, stop: threading.Event | None = None) -> int:
         raise ConfigError(
             [ConfigProblem("kafka.bootstrap_servers", "the job needs the cluster to monitor")]
         )
+    refused = refused_access(config, "run")
+    if refused is not None:
+        print(f"kafka-health {refused}", file=sys.stderr)
+        return 2
     spark = build_spark_session(config.spark)
     if stop is None:  # after the session: PySpark installs a SIGINT handler of its own
         stop = threading.Event()

@@ -33,5 +33,6 @@ def build_sinks(config: MonitorConfig, job: MonitorJob) -> list[Sink]:
     alerts = AlertService.from_config(config)
     alerts.registry.register(job.health)
     alerts.registry.register(job.parse_counts)
+    alerts.registry.register(job.rejected_counts)
     job.health.add_start_hook(alerts.watch_query)
     return [alerts]

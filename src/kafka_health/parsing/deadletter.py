@@ -28,6 +28,13 @@ DEAD_LETTER_COLUMNS = (
     "source_value",
 )
 
+DEAD_LETTER_DDL = (
+    "source_topic string, source_partition int, source_offset long, source_timestamp timestamp, "
+    "outcome string, reason string, broker_id string, file string, value_bytes int, "
+    "source_key binary, source_value binary"
+)
+"""The Spark schema of :data:`DEAD_LETTER_COLUMNS` (dead letters built on the driver)."""
+
 
 def is_dead_letter(config: DeadLetterConfig) -> Column:
     """True for a parsed row that goes to the dead letters."""

@@ -14,11 +14,12 @@ def log_row(outcome: str, reason: str | None, type_: str | None, broker: str | N
             event: dict[str, object] | None = None) -> tuple[object, ...]:  # fmt: skip
     """A row of driver_rows for broker-log lines (an event's payload when ``event``)."""
     tag, payload = ("event", json.dumps(event)) if event else (None, None)
-    return (tag, payload, outcome, reason, type_, broker, kind, entries, lines, dead)
+    return (tag, payload, outcome, reason, type_, broker, kind, None, None, entries, lines, dead)
 
 
-def record_row(tag: str, entries: int = 1, **fields: object) -> tuple[object, ...]:
-    return (tag, json.dumps(fields), None, None, None, None, None, entries, None, 0)
+def record_row(tag: str, entries: int = 1, offset: int = 0, **fields: object) -> tuple[object, ...]:
+    """A canary outcome or cluster-state record as driver_rows groups it (with its offset)."""
+    return (tag, json.dumps(fields), None, None, None, None, None, 0, offset, entries, None, 0)
 
 
 def test_the_groups_give_both_the_parse_counts_and_the_streams_seen() -> None:
@@ -86,3 +87,62 @@ def test_records_of_the_own_topics_that_are_not_ours_are_counted_and_dropped() -
     assert [(o.partition, o.seq, o.ok) for o in decoded.batch.outcomes] == [(0, 1, True)]
     assert [(c.kind, c.isr) for c in decoded.batch.cluster] == [("partition", (1,))]
     assert decoded.invalid == 3 + 1 + 1 + 1 + 1 + 1
+    assert sorted({(r.tag, r.reason) for r in decoded.rejected}) == [
+        ("cluster", "unknown_kind"),
+        ("outcome", "missing_field"),
+        ("outcome", "not_json"),
+        ("outcome", "wrong_schema"),
+        ("outcome", "wrong_type"),
+    ]
+
+
+NOW_MS = 1_795_000_000_000
+
+
+def test_records_a_detector_cannot_trust_are_rejected_with_their_reason_and_offset() -> None:
+    """Wrong types a detector would do arithmetic on, clocks that are off: rejected, not
+    folded in (a send_ms in 2100 would move the canary's windows into the future)."""
+    ok = {"schema": RESULT_SCHEMA_ID, "partition": 0, "seq": 1, "send_ms": NOW_MS - 500,
+          "done_ms": NOW_MS - 490, "outcome": "ok", "latency_s": 0.01}  # fmt: skip
+    snapshot = {"schema": CLUSTER_STATE_SCHEMA_ID, "kind": "partition", "snapshot_ms": NOW_MS,
+                "topic": "t", "partition": 0, "leader": 1, "replicas": [1, 2],
+                "isr": [1]}  # fmt: skip
+    cases = {
+        "future_timestamp": record_row("outcome", offset=1, **{**ok, "send_ms": 4_102_444_800_000}),
+        "ancient_timestamp": record_row("outcome", offset=2, **{**ok, "send_ms": 86_400_000}),
+        "negative_latency": record_row("outcome", offset=3, **{**ok, "latency_s": -0.2}),
+        "negative_latency ": record_row("outcome", offset=4, **{**ok, "done_ms": NOW_MS - 900}),
+        "wrong_type": record_row("outcome", offset=5, **{**ok, "latency_s": "fast"}),
+        "wrong_type ": record_row("outcome", offset=6, **{**ok, "partition": True}),
+        "wrong_type  ": ("outcome", json.dumps(ok).replace('0.01', 'NaN'), None, None, None,
+                         None, None, 0, 7, 1, None, 0),
+        "wrong_type   ": record_row("cluster", offset=8, **{**snapshot, "isr": ["1"]}),
+        "wrong_type    ": record_row("cluster", offset=9, **{**snapshot, "snapshot_ms": "x"}),
+        "missing_field": record_row("cluster", offset=10, **{**snapshot, "snapshot_ms": None}),
+        "future_timestamp ": record_row(
+            "cluster", offset=11, **{**snapshot, "snapshot_ms": NOW_MS + 3_600_000}
+        ),
+    }  # fmt: skip
+    decoded = decode_rows([record_row("outcome", **ok), record_row("cluster", **snapshot),
+                           *cases.values()], now_ms=NOW_MS)  # fmt: skip
+    assert [r.reason for r in decoded.rejected] == [k.strip() for k in cases]
+    assert [r.offset for r in decoded.rejected] == list(range(1, 12))
+    assert len(decoded.batch.outcomes) == 1 and len(decoded.batch.cluster) == 1
+    # Without a wall clock (a backfill of what the topics hold) old records are history.
+    later = decode_rows([cases["ancient_timestamp"]])
+    assert later.rejected == [] and len(later.batch.outcomes) == 1
+
+
+def test_an_event_from_the_future_is_rejected_not_folded_in() -> None:
+    """A mutated or corrupt log line stamped in 2099 would move the log windows' clock there
+    and blank every log signal after it."""
+    base = {"type": "full_gc", "broker_id": "1", "pause_s": 12.0}
+    rows = [
+        log_row("event", None, "full_gc", "1", "gc", 1, 1, event={**base, "event_ms": NOW_MS}),
+        log_row("event", None, "full_gc", "1", "gc", 1, 1,
+                event={**base, "event_ms": 4_070_908_800_000}),
+    ]  # fmt: skip
+    decoded = decode_rows(rows, now_ms=NOW_MS)
+    assert [e.event_ms for e in decoded.batch.events] == [NOW_MS]
+    assert [(r.tag, r.reason) for r in decoded.rejected] == [("event", "future_timestamp")]
+    assert sum(c.entries for c in decoded.counts) == 2, "still counted as parsed entries"
