@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Install the system tools the alert-rule and dashboard tests need: promtool and the prometheus
-# server (Debian package `prometheus`) and amtool (`prometheus-alertmanager`). Idempotent: does
-# nothing when all three are on PATH.
+# Install the system tools the alert-rule, dashboard and replay-report tests need: promtool and
+# the prometheus server (Debian package `prometheus`), amtool (`prometheus-alertmanager`) and a
+# headless Chromium (`chromium-headless-shell`, to screenshot the replay's HTML report).
+# Idempotent: does nothing when all of them are on PATH.
 # Installs with apt-get as root (CI runs as root on a fresh machine), else through sudo.
 # Services of these packages are never started: a policy-rc.d denies it during the install.
 set -euo pipefail
@@ -11,12 +12,13 @@ if ! command -v promtool >/dev/null || ! command -v prometheus >/dev/null; then
   missing+=(prometheus)
 fi
 command -v amtool >/dev/null || missing+=(prometheus-alertmanager)
+command -v chromium-headless-shell >/dev/null || missing+=(chromium-headless-shell)
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi
 
 if ! command -v apt-get >/dev/null; then
-  echo "install-system-deps: apt-get not found; install ${missing[*]} (promtool, prometheus, amtool)" >&2
+  echo "install-system-deps: apt-get not found; install ${missing[*]} (promtool, prometheus, amtool, chromium-headless-shell)" >&2
   exit 1
 fi
 SUDO=()
@@ -39,4 +41,5 @@ echo "install-system-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 "${SUDO[@]}" apt-get update -qq
 "${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-command -v promtool >/dev/null && command -v prometheus >/dev/null && command -v amtool >/dev/null
+command -v promtool >/dev/null && command -v prometheus >/dev/null && command -v amtool >/dev/null \
+  && command -v chromium-headless-shell >/dev/null

@@ -39,9 +39,12 @@ RAISES = Scenario("raises", "fail at injection", (2,), ("BrokerFailed",), _raise
 class BenchRun:
     """The subset's results and what was left running afterwards."""
 
-    def __init__(self, results: dict[str, RunResult], leftovers: list[str]) -> None:
+    def __init__(
+        self, results: dict[str, RunResult], leftovers: list[str], workdir: Path | None = None
+    ) -> None:
         self.results = results
         self.leftovers = leftovers
+        self.workdir = workdir
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +77,7 @@ def bench_run(tmp_path_factory: pytest.TempPathFactory) -> BenchRun:
     print(table(summarize(runs)))  # shown with -s, and in the report when a test fails
     results = {r.scenario: r for r in runs}
     leftovers = processes_mentioning(str(workdir)) + processes_in_groups(groups)
-    return BenchRun(results, leftovers)
+    return BenchRun(results, leftovers, workdir)
 
 
 def test_the_bench_leaves_no_process_and_records_a_failed_run(bench_run: BenchRun) -> None:
@@ -121,6 +124,42 @@ def test_no_page_names_a_broker_the_fault_did_not_touch(bench_run: BenchRun, nam
     result = bench_run.results[name]
     assert result.error is None
     assert result.unexpected_pages == [], result.unexpected_pages
+
+
+def test_the_clusters_logs_replay_into_the_incident_that_paged(bench_run: BenchRun) -> None:
+    """Issue 16: the brokers' own logs of the run, replayed (``kafka-health replay``'s code:
+    the job's parser, detectors and rules on event time), give the kill's incident too: broker
+    3's group, BrokerFailed starting when the live monitor saw it start (the controller's
+    fencing line), give or take the live path's shipping and batching."""
+    from kafka_health.alerting.rules import load_rules
+    from kafka_health.config import load_config
+    from kafka_health.parsing.offline import check_files
+    from kafka_health.replay.engine import replay_events
+    from kafka_health.replay.inputs import read_events
+    from kafka_health.spark import build_spark_session
+
+    assert bench_run.workdir is not None
+    kill = bench_run.results["broker-kill"]
+    live = [
+        a for a in kill.alerts
+        if a["alertname"] == "BrokerFailed" and a["broker_id"] == "3" and a["starts_at"]
+    ]  # fmt: skip
+    assert live, kill.alerts
+    config = load_config(bench_run.workdir / "monitor.yaml")
+    logs = sorted(str(p) for p in (bench_run.workdir / "cluster").glob("broker-*/logs/*.log*"))
+    sourced = read_events(build_spark_session(config.spark), check_files(logs), config)
+    replay = replay_events(
+        [s.event for s in sourced], config, load_rules(config.alerting.rules_file)
+    )
+    replayed = [
+        (a["starts_at"], n.group_key) for n in replay.notifications for a in n.alerts
+        if a["alertname"] == "BrokerFailed" and a["labels"].get("broker_id") == "3"
+    ]  # fmt: skip
+    live_start = live[0]["starts_at"]
+    nearest = min(replayed, key=lambda r: abs(r[0] - live_start), default=None)
+    assert nearest is not None, [n.to_json() for n in replay.notifications]
+    assert nearest[1] == live[0]["group_key"] == '{broker_id="3"}'
+    assert abs(nearest[0] - live_start) <= 15, nearest[0] - live_start
 
 
 def processes_mentioning(text: str) -> list[str]:
