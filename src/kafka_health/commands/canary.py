@@ -17,6 +17,7 @@ from types import FrameType
 
 from kafka_health.commands.common import add_config_argument, config_from_args
 from kafka_health.config import MonitorConfig
+from kafka_health.kafka_access import refused_access
 
 NAME = "canary"
 HELP = "probe every partition of the canary topic (and snapshot the cluster state) until Ctrl-C"
@@ -37,6 +38,10 @@ def run(args: argparse.Namespace) -> int:
 
     config = with_cluster(config_from_args(args))
     if config is None:
+        return 2
+    refused = refused_access(config, "canary")
+    if refused is not None:
+        print(refused, file=sys.stderr)
         return 2
     service = CanaryService(config, cluster_state=False if args.no_cluster_state else None)
     service.start()

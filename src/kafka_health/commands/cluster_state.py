@@ -9,6 +9,7 @@ import sys
 
 from kafka_health.commands.canary import wait_for_signal, with_cluster
 from kafka_health.commands.common import add_config_argument, config_from_args
+from kafka_health.kafka_access import refused_access
 
 NAME = "cluster-state"
 HELP = "snapshot every partition's leader, replicas and ISR to the cluster-state topic"
@@ -28,6 +29,10 @@ def run(args: argparse.Namespace) -> int:
 
     config = with_cluster(config_from_args(args))
     if config is None:
+        return 2
+    refused = refused_access(config, "cluster-state")
+    if refused is not None:
+        print(refused, file=sys.stderr)
         return 2
     registry = CollectorRegistry()
     service = ClusterStateService(config, registry)

@@ -52,6 +52,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--zk-session-timeout-ms", type=int, help="zookeeper.session.timeout.ms (zookeeper mode)"
     )
+    parser.add_argument(
+        "--security", choices=("none", "sasl", "tls"),
+        help="up: a secured client listener beside PLAINTEXT (sasl: SCRAM-SHA-512, KRaft only; "
+        "tls: a CA and certificate made for the run)",
+    )  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:
@@ -95,6 +100,7 @@ def _up(config: DevClusterConfig, args: argparse.Namespace, directory: Path) -> 
         brokers=args.brokers,
         mode=args.mode,
         zookeeper_session_timeout_ms=args.zk_session_timeout_ms,
+        security=args.security,
     )
     checked = DevClusterConfig(**{**dataclasses.asdict(config), "brokers": spec.brokers})
     problems = checked.check("devcluster")
@@ -114,6 +120,11 @@ def _up(config: DevClusterConfig, args: argparse.Namespace, directory: Path) -> 
         signal.signal(signal.SIGTERM, previous)
     print_status(cluster)
     print(f"bootstrap servers: {','.join(cluster.bootstrap_servers)}")
+    if cluster.security is not None:
+        print(f"{cluster.security.listener} bootstrap servers: "
+              f"{','.join(cluster.secure_bootstrap_servers)}")  # fmt: skip
+        print("kafka.client settings for it: " + ", ".join(
+            f"{k}: {v}" for k, v in cluster.security.client_settings().items()))  # fmt: skip
     return 0
 
 

@@ -11,6 +11,7 @@ from types import FrameType
 
 from kafka_health.commands.common import add_config_argument, config_from_args
 from kafka_health.devcluster import DevClusterError, LocalCluster
+from kafka_health.kafka_access import refused_access
 
 NAME = "ship-logs"
 HELP = "tail broker and GC logs and produce them to the broker-log topic (at least once)"
@@ -49,6 +50,10 @@ def run(args: argparse.Namespace) -> int:
         )
         return 2
 
+    refused = refused_access(config, "ship-logs")
+    if refused is not None:
+        print(refused, file=sys.stderr)
+        return 2
     from kafka_health.shipper.runner import run_shipper
 
     stop = threading.Event()

@@ -48,6 +48,7 @@ from kafka_health.devcluster.processes import (
     role_of,
 )
 from kafka_health.devcluster.runtime import ensure_kafka_runtime
+from kafka_health.devcluster.security import ListenerSecurity, Security
 
 Mode = Literal["kraft", "zookeeper"]
 STATE_FILE = "cluster.json"
@@ -71,6 +72,9 @@ class ClusterSpec:
     heap: str = "256m"
     zookeeper_session_timeout_ms: int = 6000
     broker_overrides: dict[str, str] = field(default_factory=dict)
+    security: Security = "none"
+    """A secured client listener beside PLAINTEXT: ``sasl`` (SCRAM-SHA-512, KRaft only) or
+    ``tls`` (a CA and certificate made for the run); see :mod:`.security`."""
 
     @property
     def version(self) -> str:
@@ -103,6 +107,8 @@ class BrokerNode:
     controller_port: int
     dir: str
     pid: int | None = None
+    secure_port: int | None = None
+    """The secured client listener's port, when the cluster has one."""
 
     @property
     def log_dir(self) -> Path:
@@ -201,13 +207,18 @@ class LocalCluster:
             # A stopped cluster's data belongs to another cluster id and other ports: start over.
             for old in [*base.glob("broker-*"), base / "zookeeper"]:
                 shutil.rmtree(old, ignore_errors=True)
-        ports = free_ports(2 * spec.brokers + 1)
+        if spec.security == "sasl" and spec.mode != "kraft":
+            raise DevClusterError("--security sasl needs KRaft mode (credentials are made when "
+                                  "its storage is formatted)")  # fmt: skip
+        secured = spec.security != "none"
+        ports = free_ports(3 * spec.brokers + 1)
         nodes = [
             BrokerNode(
                 broker_id=i + 1,
-                port=ports[2 * i],
-                controller_port=ports[2 * i + 1],
+                port=ports[3 * i],
+                controller_port=ports[3 * i + 1],
                 dir=str(base / f"broker-{i + 1}"),
+                secure_port=ports[3 * i + 2] if secured else None,
             )
             for i in range(spec.brokers)
         ]
@@ -269,9 +280,23 @@ class LocalCluster:
     def bootstrap_servers(self) -> list[str]:
         return [n.bootstrap for n in self.nodes]
 
+    @property
+    def security(self) -> ListenerSecurity | None:
+        """The secured listener's material, if the cluster has one."""
+        if self.spec.security == "none":
+            return None
+        return ListenerSecurity(self.spec.security, self.spec.dir.resolve() / "secrets")
+
+    @property
+    def secure_bootstrap_servers(self) -> list[str]:
+        """The secured listener of every broker (empty when there is none)."""
+        return [f"127.0.0.1:{n.secure_port}" for n in self.nodes if n.secure_port]
+
     def up(self, timeout_s: float = 120.0) -> LocalCluster:
         """Fetch, configure, format and start every node; wait until all brokers registered."""
         self._libs = ensure_kafka_runtime(self.spec.cache_dir, self.spec.version, self.spec.mode)
+        if self.security is not None:
+            self.security.prepare()
         self.save()
         try:
             if self.zookeeper is not None:
@@ -678,6 +703,17 @@ class LocalCluster:
                     "zookeeper.session.timeout.ms": str(self.spec.zookeeper_session_timeout_ms),
                 }
             )
+        if self.security is not None and node.secure_port:
+            listener = self.security.listener
+            props["listeners"] += f",{listener}://127.0.0.1:{node.secure_port}"
+            props["advertised.listeners"] = (
+                f"PLAINTEXT://127.0.0.1:{node.port},{listener}://127.0.0.1:{node.secure_port}"
+            )
+            props["inter.broker.listener.name"] = "PLAINTEXT"
+            props.pop("security.inter.broker.protocol", None)
+            protocols = props.get("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT")
+            props["listener.security.protocol.map"] = f"{protocols},{listener}:{listener}"
+            props.update(self.security.broker_properties())
         props.update(self.spec.broker_overrides)
         return props
 
@@ -697,6 +733,7 @@ class LocalCluster:
             f"--cluster-id={self.cluster_id}",
             "--config", str(Path(node.dir) / "server.properties"),
             "--ignore-formatted",
+            *(self.security.format_arguments() if self.security is not None else []),
         ]  # fmt: skip
         result = subprocess.run(command, capture_output=True, text=True, check=False)
         if result.returncode != 0:
