@@ -15,7 +15,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from kafka_health.commands.common import add_config_argument, config_from_args
-from kafka_health.parsing.offline import UnreadableFile, check_files
+from kafka_health.parsing.offline import input_files
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -72,13 +72,8 @@ def summary(parsed: DataFrame) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        files = check_files(args.paths)
-    except UnreadableFile as exc:
-        print(f"kafka-health parse: cannot read {exc}", file=sys.stderr)
-        return 2
-    if not files:
-        print("kafka-health parse: no files to read", file=sys.stderr)
+    files = input_files(args.paths, "parse")
+    if files is None:
         return 2
     config = config_from_args(args)
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from kafka_health.commands.common import add_config_argument, config_from_args
-from kafka_health.parsing.offline import UnreadableFile, check_files
+from kafka_health.parsing.offline import input_files
 
 NAME = "replay"
 HELP = "replay archived broker and GC logs through the detectors and alert rules"
@@ -52,13 +52,8 @@ def _epoch_ms(text: str | None, what: str) -> int | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        files = check_files(args.paths)
-    except UnreadableFile as exc:
-        print(f"kafka-health replay: cannot read {exc}", file=sys.stderr)
-        return 2
-    if not files:
-        print("kafka-health replay: no files to read", file=sys.stderr)
+    files = input_files(args.paths, "replay")
+    if files is None:
         return 2
     overrides = {}
     for item in args.broker_id:

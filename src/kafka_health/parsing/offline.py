@@ -64,6 +64,21 @@ def check_files(names: list[str]) -> list[InputFile]:
     return files
 
 
+def input_files(names: list[str], command: str) -> list[InputFile] | None:
+    """The files to read, or None after printing why not (unreadable, or none at all)."""
+    import sys
+
+    try:
+        files = check_files(names)
+    except UnreadableFile as exc:
+        print(f"kafka-health {command}: cannot read {exc}", file=sys.stderr)
+        return None
+    if not files:
+        print(f"kafka-health {command}: no files to read", file=sys.stderr)
+        return None
+    return files
+
+
 def read_lines(spark: SparkSession, files: list[InputFile]) -> DataFrame:
     """One row per physical line: file, file_index, line (1-based), text."""
     from pyspark.sql import Window
