@@ -26,3 +26,7 @@ class ConfigError(KafkaHealthError):
     def __init__(self, problems: list[ConfigProblem]) -> None:
         self.problems = problems
         super().__init__("; ".join(str(p) for p in problems))
+
+
+class StateFormatError(KafkaHealthError):
+    """A state file written by a newer release, in a format this one does not read."""

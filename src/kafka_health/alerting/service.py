@@ -62,6 +62,7 @@ from kafka_health.alerting.webhook import (
     Transport,
 )
 from kafka_health.config import AlertingConfig, MonitorConfig, ReceiverConfig
+from kafka_health.errors import StateFormatError
 from kafka_health.model import LabelSet, Signal, labels
 
 log = logging.getLogger(__name__)
@@ -74,6 +75,9 @@ busy host (seen: MonitorStalled at the start of a fault-suite run beside a test 
 stall counts from this long after the query started; later batches get no grace."""
 JOB_LIVENESS_SIGNALS = ("job_last_batch_timestamp", "job_kafka_unreachable")
 """What the running job's own queries tell the service (not the job's published snapshots)."""
+ALERT_STATE_FORMAT = 2
+"""The layout of ``state.json`` this release writes (1: before formats were written, read as
+it is: the same fields)."""
 SAVE_INTERVAL_S = 30.0
 """Alert state is saved at every change; the signal store at least this often."""
 
@@ -189,6 +193,17 @@ class AlertService:
         now = self.clock()
         self.state_dir.mkdir(parents=True, exist_ok=True)
         state = read_json(self.state_dir / "state.json", {})
+        found = int(state.get("format", 1))
+        if found > ALERT_STATE_FORMAT:
+            from kafka_health import __version__
+
+            raise StateFormatError(
+                f"{self.state_dir / 'state.json'} is in alert state format {found}, written by "
+                f"kafka-health {state.get('written_by', 'a newer release')}; kafka-health "
+                f"{__version__} reads formats 1 to {ALERT_STATE_FORMAT}. Run that release, or "
+                f"move {self.state_dir} aside to start over (firing alerts are then notified "
+                "again)"
+            )
         self.engine.restore(state.get("alerts", []))
         self.store.restore(state.get("signals", {}), now)
         # The previous process's queries: this one's report afresh (watch_query at their
@@ -358,10 +373,14 @@ class AlertService:
         return result
 
     def _save(self, now: float) -> None:
+        from kafka_health import __version__
+
         self._saved_at = now
         write_json(
             self.state_dir / "state.json",
             {
+                "format": ALERT_STATE_FORMAT,
+                "written_by": __version__,
                 "saved_at": now,
                 "alerts": self.engine.to_json(),
                 "signals": self.store.to_json(),

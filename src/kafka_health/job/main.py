@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from kafka_health.config import MonitorConfig, load_config
-from kafka_health.errors import ConfigError, ConfigProblem
+from kafka_health.errors import ConfigError, ConfigProblem, StateFormatError
 from kafka_health.kafka_access import refused_access
 from kafka_health.model import Signal
 
@@ -36,7 +36,11 @@ def run(config: MonitorConfig, stop: threading.Event | None = None) -> int:
     if stop is None:  # after the session: PySpark installs a SIGINT handler of its own
         stop = threading.Event()
         stop_on_signals(stop)
-    job = MonitorJob(spark, config)
+    try:
+        job = MonitorJob(spark, config)
+    except StateFormatError as exc:
+        print(f"kafka-health run: {exc}", file=sys.stderr)
+        return 2
     sinks = build_sinks(config, job)
     job.sinks.extend(sinks)
     log.info(
@@ -50,6 +54,9 @@ def run(config: MonitorConfig, stop: threading.Event | None = None) -> int:
         for sink in sinks:
             sink.start()
         job.run(stop)
+    except StateFormatError as exc:
+        print(f"kafka-health run: {exc}", file=sys.stderr)
+        return 2
     finally:
         for sink in reversed(sinks):
             sink.stop()

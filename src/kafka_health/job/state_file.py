@@ -3,6 +3,11 @@
 It lives in the query's checkpoint folder and names the last batch id it includes, so a batch
 that Spark replays after a crash is recognised (and skipped), a restart resumes the state, and
 deleting the checkpoint resets both together.
+
+The document says its ``format``. A document without one is format 1 (every release before
+formats were written): its fields are read as they are (upgrade in place, the next save writes
+the current format). A newer format than this release reads is refused with the version that
+wrote it (:class:`StateFormatError`): guessing at it could resume wrong state silently.
 """
 
 from __future__ import annotations
@@ -12,6 +17,13 @@ import os
 from pathlib import Path
 from typing import Any
 
+from kafka_health.errors import StateFormatError
+
+STATE_FORMAT = 2
+"""The layout of the document this release writes (1: before formats were written)."""
+
+__all__ = ["STATE_FORMAT", "StateFormatError", "read_state", "write_state"]
+
 
 def read_state(path: Path) -> dict[str, Any] | None:
     """The saved document, or None when there is none yet."""
@@ -20,6 +32,17 @@ def read_state(path: Path) -> dict[str, Any] | None:
     except FileNotFoundError:
         return None
     document: dict[str, Any] = json.loads(text)
+    found = int(document.get("format", 1))
+    if found > STATE_FORMAT:
+        from kafka_health import __version__
+
+        raise StateFormatError(
+            f"{path} is in state format {found}, written by kafka-health "
+            f"{document.get('written_by', 'a newer release')}; kafka-health {__version__} reads "
+            f"formats 1 to {STATE_FORMAT}. Run that release, or delete the checkpoint folder "
+            f"{path.parent.parent} to start over (the queries restart from the topics' "
+            "starting offsets and the detectors rebuild their windows)"
+        )
     return document
 
 
@@ -27,8 +50,11 @@ def write_state(path: Path, document: dict[str, Any]) -> None:
     """Write ``document`` so that a crash leaves either the old or the new one, whole."""
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    from kafka_health import __version__
+
+    stamped = {"format": STATE_FORMAT, "written_by": __version__, **document}
     with open(temporary, "w", encoding="utf-8") as out:
-        json.dump(document, out, separators=(",", ":"))
+        json.dump(stamped, out, separators=(",", ":"))
         out.flush()
         os.fsync(out.fileno())
     os.replace(temporary, path)
