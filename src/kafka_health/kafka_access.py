@@ -36,6 +36,8 @@ def check_access(kafka: KafkaConfig, role: str, timeout_s: float = CHECK_TIMEOUT
     or the TLS handshake are refused; log and return when nothing answers in time."""
     if kafka.client.security_protocol == "PLAINTEXT" or not kafka.bootstrap_servers:
         return
+    if kafka.client.security_protocol in ("SSL", "SASL_SSL"):
+        _check_tls(kafka, role, timeout_s)
     failure: list[BaseException] = []
 
     def attempt() -> None:
@@ -70,6 +72,34 @@ def check_access(kafka: KafkaConfig, role: str, timeout_s: float = CHECK_TIMEOUT
             f"{role}: the TLS handshake with {describe(kafka)} failed: {exc}"
         ) from exc
     log.warning("%s: %s could not be reached (%s); starting anyway", role, describe(kafka), exc)
+
+
+def _check_tls(kafka: KafkaConfig, role: str, timeout_s: float) -> None:
+    """A TLS handshake with the first bootstrap server, as the clients would do it: a
+    certificate the client does not trust fails here with its reason (the Kafka clients only
+    log it and retry)."""
+    import socket
+
+    client = kafka.client
+    host, _, port = kafka.bootstrap_servers[0].rpartition(":")
+    host = host.strip("[]")
+    context = ssl.create_default_context(cafile=client.ssl_cafile)
+    context.check_hostname = client.ssl_check_hostname
+    if client.ssl_certfile and client.ssl_keyfile:
+        password = client.ssl_key_password.resolve() if client.ssl_key_password else None
+        context.load_cert_chain(client.ssl_certfile, client.ssl_keyfile, password)
+    try:
+        with (
+            socket.create_connection((host, int(port)), timeout=timeout_s) as raw,
+            context.wrap_socket(raw, server_hostname=host),
+        ):
+            pass
+    except ssl.SSLError as exc:
+        raise KafkaAccessError(
+            f"{role}: the TLS handshake with {describe(kafka)} failed: {exc}"
+        ) from exc
+    except OSError as exc:  # not answering: the monitor starts anyway
+        log.warning("%s: %s could not be reached (%s)", role, describe(kafka), exc)
 
 
 def _chain(exc: BaseException) -> list[BaseException]:
