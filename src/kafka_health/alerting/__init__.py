@@ -5,8 +5,24 @@ The streaming job builds one :class:`AlertService` on the driver, starts it, cal
 and stops it on shutdown.
 """
 
-from kafka_health.alerting.engine import Alert, AlertState
-from kafka_health.alerting.rules import AlertRulesConfig, load_rules, parse_rules
-from kafka_health.alerting.service import AlertService
+import importlib
+from typing import Any
 
 __all__ = ["Alert", "AlertRulesConfig", "AlertService", "AlertState", "load_rules", "parse_rules"]
+
+_HOMES = {
+    "Alert": "kafka_health.alerting.engine",
+    "AlertState": "kafka_health.alerting.engine",
+    "AlertRulesConfig": "kafka_health.alerting.rules",
+    "load_rules": "kafka_health.alerting.rules",
+    "parse_rules": "kafka_health.alerting.rules",
+    "AlertService": "kafka_health.alerting.service",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Names load lazily: their modules need kafka_health.config, which imports this
+    package's config section."""
+    if name in _HOMES:
+        return getattr(importlib.import_module(_HOMES[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

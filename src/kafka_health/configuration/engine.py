@@ -1,0 +1,133 @@
+"""YAML (already parsed) to typed, frozen dataclasses: every problem collected with its key
+path and reason (unknown keys with a suggestion, wrong types, each section's own ``check``)."""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from collections.abc import Mapping
+from typing import Any, Literal, TypeVar
+
+from kafka_health.configuration.secrets import Secret
+from kafka_health.errors import ConfigError, ConfigProblem
+
+T = TypeVar("T")
+
+
+def parse_section(tp: type[T], raw: Any, path: str = "") -> T:
+    """Validate parsed YAML of a separate file (e.g. the alert rules) into dataclass ``tp``."""
+    problems: list[ConfigProblem] = []
+    section = build(tp, raw, path, problems)
+    if problems:
+        raise ConfigError(problems)
+    assert isinstance(section, tp)
+    return section
+
+
+def join_path(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
+def build(tp: Any, value: Any, path: str, problems: list[ConfigProblem]) -> Any:
+    """Convert ``value`` to type ``tp``, appending problems instead of raising."""
+    origin = typing.get_origin(tp)
+    args = typing.get_args(tp)
+    shown = path or "<top level>"
+
+    if origin in (typing.Union, types.UnionType):
+        if value is None and type(None) in args:
+            return None
+        non_none = [a for a in args if a is not type(None)]
+        return build(non_none[0], value, path, problems)
+
+    if origin is Literal:
+        if value not in args:
+            choices = ", ".join(repr(a) for a in args)
+            problems.append(ConfigProblem(shown, f"{value!r} is not one of {choices}"))
+            return args[0]
+        return value
+
+    if dataclasses.is_dataclass(tp) and isinstance(tp, type):
+        if value is None:
+            value = {}
+        if tp is Secret and isinstance(value, str):
+            problems.append(
+                ConfigProblem(
+                    shown, "secrets are never inline: use {env: VARIABLE} or {file: /path}"
+                )
+            )
+            return None
+        if not isinstance(value, Mapping):
+            problems.append(ConfigProblem(shown, f"expected a mapping, got {_kind(value)}"))
+            return tp()
+        hints = typing.get_type_hints(tp)
+        known = {f.name for f in dataclasses.fields(tp)}
+        for key in value:
+            if key not in known:
+                hint = _suggest(str(key), known)
+                problems.append(ConfigProblem(join_path(path, str(key)), f"unknown key{hint}"))
+        kwargs = {
+            name: build(hints[name], value[name], join_path(path, name), problems)
+            for name in known
+            if name in value
+        }
+        obj = tp(**kwargs)
+        check = getattr(obj, "check", None)
+        if check is not None:
+            problems.extend(check(path))
+        return obj
+
+    if origin is list:
+        if not isinstance(value, list):
+            problems.append(ConfigProblem(shown, f"expected a list, got {_kind(value)}"))
+            return []
+        return [build(args[0], v, f"{path}[{i}]", problems) for i, v in enumerate(value)]
+
+    if origin is dict:
+        if not isinstance(value, Mapping):
+            problems.append(ConfigProblem(shown, f"expected a mapping, got {_kind(value)}"))
+            return {}
+        return {
+            str(k): build(args[1], v, join_path(path, str(k)), problems) for k, v in value.items()
+        }
+
+    if tp is bool:
+        if not isinstance(value, bool):
+            problems.append(ConfigProblem(shown, f"expected true or false, got {_kind(value)}"))
+            return False
+        return value
+    if tp is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            problems.append(ConfigProblem(shown, f"expected an integer, got {_kind(value)}"))
+            return 0
+        return value
+    if tp is float:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            problems.append(ConfigProblem(shown, f"expected a number, got {_kind(value)}"))
+            return 0.0
+        return float(value)
+    if tp is str:
+        if isinstance(value, bool) or not isinstance(value, str | int | float):
+            problems.append(ConfigProblem(shown, f"expected a string, got {_kind(value)}"))
+            return ""
+        return str(value)
+    raise TypeError(f"config type {tp!r} at {shown} is not supported")  # a bug, not bad input
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "nothing (null)"
+    return {dict: "a mapping", list: "a list", str: "a string", bool: "a boolean"}.get(
+        type(value), f"{type(value).__name__} {value!r}"
+    )
+
+
+def _suggest(key: str, known: set[str]) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(key, sorted(known), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else f" (known: {', '.join(sorted(known))})"
+
+
+# --------------------------------------------------------------------------------------------
