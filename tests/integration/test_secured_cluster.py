@@ -1,7 +1,9 @@
 """The monitor on a secured listener (SASL_PLAINTEXT with SCRAM-SHA-512, and TLS with a CA made
 for the run): the canary, the prober, the shipper and the job connect with credentials from
-files the config references, and a killed broker is paged; a wrong password or an untrusted
-certificate is a clear error naming the listener, within seconds, with no secret in it."""
+files the config references, and a killed broker is paged; the password is nowhere in what the
+run wrote (logs, checkpoints, state, Spark's event log, /metrics, the pages); a wrong password
+or an untrusted certificate is a clear error naming the listener, within seconds, with no
+secret in it."""
 
 from __future__ import annotations
 
@@ -58,8 +60,14 @@ def test_the_whole_pipeline_pages_through_a_secured_listener(
     cluster = local_cluster(brokers=1, security=security)
     assert cluster.security is not None
     state = ReceiverState()
+    events = tmp_path / "spark-events"
+    events.mkdir()
     with webhook_receiver(state) as url:
         config = secured_config(cluster, url + "/pager", cluster.security.client_settings())
+        spark_conf = {"spark.eventLog.enabled": "true", "spark.eventLog.dir": events.as_uri()}
+        config = dataclasses.replace(
+            config, spark=dataclasses.replace(config.spark, conf=spark_conf)
+        )
         config_file = write_config(config, tmp_path / "monitor.yaml")
         assert "password" not in config_file.read_text().replace("sasl_password", ""), (
             "the config refers to the password file, it does not hold the password"
@@ -75,13 +83,35 @@ def test_the_whole_pipeline_pages_through_a_secured_listener(
                     == 1.0,
                     300, "the canary's results through the secured listener", poll_s=1.0,
                 )  # fmt: skip
+                metrics = scrape_text(port)
                 cluster.kill_broker(1)
                 wait_for(lambda: firing(state), 120, "a page", poll_s=1.0)
             finally:
                 job.stop()
-    log = (tmp_path / "job.log").read_text(errors="replace")
+        payloads = [r.raw.decode(errors="replace") for r in state.requests]
     if security == "sasl":
-        assert cluster.security.password() not in log, "the password never reaches a log"
+        secret = cluster.security.password()
+        # Everything the run wrote: the job's log, its checkpoints and detector state, the
+        # alert service's state, the canary's, Spark's event log, /metrics, the pages.
+        written = [tmp_path, Path(config.spark.checkpoint_dir), Path(config.alerting.state_dir),
+                   Path(config.canary.state_dir), events]  # fmt: skip
+        leaks = [
+            str(f) for root in written for f in _files(root) if secret.encode() in f.read_bytes()
+        ]
+        assert leaks == [], f"the SASL password is in {leaks}"
+        assert any(_files(events)), "Spark's event log was written (and searched)"
+        assert secret not in metrics and not any(secret in body for body in payloads)
+
+
+def _files(root: Path) -> list[Path]:
+    return [f for f in root.rglob("*") if f.is_file()] if root.exists() else []
+
+
+def scrape_text(port: int) -> str:
+    import urllib.request
+
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as r:
+        return str(r.read().decode())
 
 
 def run_canary(config: MonitorConfig, tmp_path: Path) -> tuple[int, str, float]:
