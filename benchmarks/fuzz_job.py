@@ -9,7 +9,9 @@ wall clock as in production), each on topics of its own on a local 1-broker Kafk
 - **noisy**: the same good timeline, spread among ``--records`` hostile records:
   the hostile log lines of ``benchmarks/hostile_logs.py`` (random bytes, NUL runs, mutated and
   real lines of the parser's test table, the ~1 MB recursion bait) as broker 9's, in the
-  shipper's envelope or raw, plus a JSON envelope nested 10,000 deep and 2 MB records; and
+  shipper's envelope or raw, less those that are still events (a mutated line can be a real
+  event, and would change the signals by being one), plus a JSON envelope nested 10,000 deep
+  and 2 MB records; and
   malformed canary outcomes and cluster-state records (not JSON, another schema, missing
   fields, wrong types, NaN, future and ancient timestamps, negative latencies from a clock
   stepped back), each of a known reason.
@@ -196,12 +198,24 @@ def noise(topics: TopicsConfig, count: int, seed: int, now_ms: int) -> Iterator[
             yield (topics.cluster_state, b"partition/orders/0", value, 0), ("cluster_state", reason)
         else:
             line = next(lines, None) or rng.randbytes(rng.randrange(1, 100))
+            while _an_event(line):  # a mutated line can still be a real event: not noise
+                line = next(lines, None) or rng.randbytes(rng.randrange(1, 100))
             if len(line) > 100_000 or rng.random() < 0.3:  # raw, as a shipper of lines sends
                 yield (topics.broker_logs, key, line, 0), None
             else:
                 message = line.decode("utf-8", "replace")
                 kind = rng.choice(["server", "controller", "state-change", "gc"])
                 yield (topics.broker_logs, key, envelope(NOISE_BROKER, kind, message), 0), None
+
+
+def _an_event(line: bytes) -> bool:
+    """Whether the parser's table (its Python twin) reads ``line`` as an event: such a line is
+    not hostile, and would change the good timeline's signals by being one."""
+    from kafka_health.parsing.reference import classify
+
+    if len(line) > 100_000:
+        return False  # the huge lines are bait, never events within the scan window
+    return classify(line.decode("utf-8", "replace")).outcome == "event"
 
 
 def spread(good: list[Record], noisy: Iterator[tuple[Record, Any]], count: int) -> Iterator[

@@ -49,7 +49,8 @@ def parse_that_fails_on_the_pill(real: Any) -> Any:
         parsed = real(source, config)
         pill = F.col("source_value").cast("string").contains(PILL.decode())
         return parsed.withColumn(
-            "g_payload", F.when(pill, F.raise_error(F.lit("poison pill"))).otherwise("g_payload")
+            "g_payload",
+            F.when(pill, F.raise_error(F.lit("poison pill"))).otherwise(F.col("g_payload")),
         )
 
     return parsed_stream

@@ -52,7 +52,7 @@ def _epoch_ms(text: str | None, what: str) -> int | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    files = input_files(args.paths, "replay")
+    files = input_files(args.paths, "replay", recursive=True)
     if files is None:
         return 2
     overrides = {}

@@ -263,7 +263,13 @@ def decode_rows(rows: Iterable[Any], now_ms: int | None = None) -> Decoded:
                 out.rejected.extend([Rejected(tag, why, partition, offset, payload)] * copies)
                 continue
         else:
-            record = json.loads(payload)
+            try:
+                record = json.loads(payload)
+            except ValueError:  # Spark wrote it; a batch must not fail on one all the same
+                out.rejected.extend(
+                    [Rejected(tag, "not_json", partition, offset, payload)] * copies
+                )
+                continue
             why = check_event(record, now_ms) if tag == "event" else ""
             if why:
                 out.rejected.extend([Rejected(tag, why, partition, offset, payload)] * copies)

@@ -68,7 +68,7 @@ def run_load(
     from kafka import KafkaProducer
 
     producer = KafkaProducer(
-        acks=1, linger_ms=20, batch_size=262_144, buffer_memory=128 * 1_048_576,
+        acks=1, linger_ms=20, batch_size=262_144,
         **python_client_options(config.transport_kafka()),
     )  # fmt: skip
     stats = LoadStats()

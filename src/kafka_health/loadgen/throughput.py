@@ -58,7 +58,7 @@ def fill(config: MonitorConfig, traffic: Traffic, plan: ThroughputPlan) -> int:
     from kafka import KafkaProducer
 
     producer = KafkaProducer(
-        acks=1, linger_ms=50, batch_size=524_288, buffer_memory=256 * 1_048_576,
+        acks=1, linger_ms=50, batch_size=524_288,
         **python_client_options(config.transport_kafka()),
     )  # fmt: skip
     written = 0

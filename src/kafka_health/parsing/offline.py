@@ -35,13 +35,16 @@ class InputFile:
     path: Path
 
 
-def check_files(names: list[str]) -> list[InputFile]:
-    """Resolve the paths (a folder gives its files, by name); raise ``UnreadableFile``."""
+def check_files(names: list[str], recursive: bool = False) -> list[InputFile]:
+    """Resolve the paths (a folder gives its files, by name; with ``recursive``, those of its
+    sub-folders too, as an archive of many brokers' logs holds them); raise
+    ``UnreadableFile``."""
     files: list[InputFile] = []
     for name in names:
         path = Path(name).expanduser()
         if path.is_dir():
-            children = sorted(p for p in path.iterdir() if p.is_file())
+            found = path.rglob("*") if recursive else path.iterdir()
+            children = sorted(p for p in found if p.is_file() and not p.name.startswith("."))
             files.extend(InputFile(str(p), p.resolve()) for p in children)
             continue
         if not path.exists():
@@ -64,12 +67,12 @@ def check_files(names: list[str]) -> list[InputFile]:
     return files
 
 
-def input_files(names: list[str], command: str) -> list[InputFile] | None:
+def input_files(names: list[str], command: str, recursive: bool = False) -> list[InputFile] | None:
     """The files to read, or None after printing why not (unreadable, or none at all)."""
     import sys
 
     try:
-        files = check_files(names)
+        files = check_files(names, recursive)
     except UnreadableFile as exc:
         print(f"kafka-health {command}: cannot read {exc}", file=sys.stderr)
         return None
