@@ -38,6 +38,9 @@ def check_access(kafka: KafkaConfig, role: str, timeout_s: float = CHECK_TIMEOUT
         return
     if kafka.client.security_protocol in ("SSL", "SASL_SSL"):
         _check_tls(kafka, role, timeout_s)
+    if kafka.client.security_protocol.startswith("SASL"):
+        _check_sasl(kafka, role, timeout_s)
+        return
     failure: list[BaseException] = []
 
     def attempt() -> None:
@@ -100,6 +103,37 @@ def _check_tls(kafka: KafkaConfig, role: str, timeout_s: float) -> None:
         ) from exc
     except OSError as exc:  # not answering: the monitor starts anyway
         log.warning("%s: %s could not be reached (%s)", role, describe(kafka), exc)
+
+
+def _check_sasl(kafka: KafkaConfig, role: str, timeout_s: float) -> None:
+    """A SASL login with the first bootstrap server (:mod:`kafka_health.sasl_probe`): the
+    broker's refusal is a :class:`KafkaAccessError`; not answering only a warning."""
+    from kafka_health.sasl_probe import sasl_login
+
+    client = kafka.client
+    assert client.sasl_mechanism is not None and client.sasl_password is not None
+    host, _, port = kafka.bootstrap_servers[0].rpartition(":")
+    host = host.strip("[]")
+    context = None
+    if client.security_protocol == "SASL_SSL":
+        context = ssl.create_default_context(cafile=client.ssl_cafile)
+        context.check_hostname = client.ssl_check_hostname
+    try:
+        verdict = sasl_login(
+            host, int(port), client.sasl_mechanism, client.sasl_username or "",
+            client.sasl_password.resolve(), context, timeout_s,
+        )  # fmt: skip
+    except OSError as exc:
+        log.warning("%s: %s could not be reached (%s); starting anyway", role, describe(kafka),
+                    exc)  # fmt: skip
+        return
+    if verdict.refused:
+        raise KafkaAccessError(
+            f"{role}: {describe(kafka)} refused the credentials: {verdict.message}"
+        )
+    if not verdict.ok:
+        log.warning("%s: SASL login with %s: %s; starting anyway", role, describe(kafka),
+                    verdict.message)  # fmt: skip
 
 
 def _chain(exc: BaseException) -> list[BaseException]:
