@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import subprocess
 import sys
 
@@ -10,21 +12,33 @@ from kafka_health.loadgen.soak import rss_by_role, verdict
 
 
 def test_rss_of_a_process_tree_by_role() -> None:
-    child = subprocess.Popen(
-        [sys.executable, "-c", "import time; x = bytearray(50_000_000); time.sleep(30)",
-         "pyspark.daemon"],
-    )  # fmt: skip
+    """A driver whose child is a Python worker holding 50 MB: each counted in its role (the
+    tree is the test's own, so a Spark JVM of the test process does not count)."""
+    worker = "import time; x = bytearray(50_000_000); time.sleep(30)"
+    driver = (
+        "import subprocess, sys, time; "
+        f"subprocess.Popen([sys.executable, '-c', {worker!r}, 'pyspark.daemon']); time.sleep(30)"
+    )
+    root = subprocess.Popen([sys.executable, "-c", driver])
     try:
-        for _ in range(100):  # until the child has its 50 MB
-            found = rss_by_role(os.getpid())
+        found = rss_by_role(root.pid)
+        for _ in range(100):  # until the worker has its 50 MB
             if found["workers"] > 50_000_000:
                 break
             subprocess.run(["sleep", "0.05"], check=True)
-        assert found["driver"] > 10_000_000 and found["workers"] > 50_000_000
+            found = rss_by_role(root.pid)
+        assert found["driver"] > 1_000_000 and found["workers"] > 50_000_000
         assert found["jvm"] == 0
     finally:
-        child.kill()
-        child.wait()
+        for pid in [root.pid, *_children(root.pid)]:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        root.wait()
+
+
+def _children(pid: int) -> list[int]:
+    path = f"/proc/{pid}/task/{pid}/children"
+    return [int(c) for c in open(path).read().split()] if os.path.exists(path) else []
 
 
 def test_the_verdict_holds_every_sample_after_minute_5_to_it() -> None:
