@@ -167,10 +167,13 @@ def py_layout_text(text: str) -> str | None:
         millis = int(stamp)
     elif (sec := _get(doc, EPOCH_SECOND)) is not None and sec.isdigit():
         nanos = _get(doc, NANO_OF_SECOND) or "0"
-        millis = int(sec) * 1000 + int(nanos) // 1_000_000
+        millis = int(sec) * 1000 + (int(nanos) // 1_000_000 if nanos.isdigit() else 0)
     when = stamp if stamp is not None and not re.match(EPOCH_DIGITS, stamp) else None
     if when is None and millis is not None:
-        when = datetime.fromtimestamp(millis / 1000, UTC).isoformat(timespec="milliseconds")
+        try:
+            when = datetime.fromtimestamp(millis / 1000, UTC).isoformat(timespec="milliseconds")
+        except (OverflowError, OSError, ValueError):  # a time no calendar holds: none
+            when = None
     level, logger = _py_first(doc, LEVEL), _py_first(doc, LOGGER)
     parts = [f"[{when}]" if when else None, level.upper() if level else None, message]
     parts.append(f"({logger})" if logger else None)
