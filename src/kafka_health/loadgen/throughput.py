@@ -111,6 +111,19 @@ class ProgressLog:
         return (rows / seconds if seconds else 0.0), rows
 
 
+def _drain(progress: ProgressLog, name: str, quiet_s: float = 3.0) -> None:
+    """Wait until no progress of ``name`` has arrived for ``quiet_s`` (at most 30 s)."""
+    deadline = time.monotonic() + 30
+    seen, since = -1, time.monotonic()
+    while time.monotonic() < deadline:
+        count = len(progress.by_query.get(name, []))
+        if count != seen:
+            seen, since = count, time.monotonic()
+        elif time.monotonic() - since >= quiet_s:
+            return
+        time.sleep(0.2)
+
+
 def limit_rate(spark: Any, config: MonitorConfig, progress: ProgressLog, tmp: Path) -> float:
     """Spark's Kafka source over the job's topics, no work."""
     from kafka_health.job.sources import kafka_stream
@@ -124,7 +137,10 @@ def limit_rate(spark: Any, config: MonitorConfig, progress: ProgressLog, tmp: Pa
         .option("checkpointLocation", str(tmp / "limit-checkpoint")).start()
     )  # fmt: skip
     query.awaitTermination()
-    return progress.rate("limit")[0]
+    done = [p for p in query.recentProgress if p.numInputRows > 0]
+    rows = sum(p.numInputRows for p in done)
+    seconds = sum(p.batchDuration for p in done) / 1000
+    return rows / seconds if seconds else 0.0
 
 
 def plain_rate(config: MonitorConfig, records: int) -> float:
@@ -135,6 +151,7 @@ def plain_rate(config: MonitorConfig, records: int) -> float:
     spec = importlib.util.spec_from_file_location("plain_monitor", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
     spec.loader.exec_module(module)
     topics = {"broker_logs": config.topics.broker_logs,
               "canary_results": config.topics.canary_results,
@@ -209,6 +226,7 @@ def run_throughput(
                 limit = limit_rate(spark, config, progress, tmp)
                 say(f"limit (Kafka source, no work): {limit:,.0f} records/s")
                 MonitorJob(spark, config).run_available_now()
+                _drain(progress, "monitor")  # the listener bus delivers progress later
                 job, job_rows = progress.rate("monitor")
                 say(f"job: {job:,.0f} records/s ({job_rows} records)")
                 plain = plain_rate(config, records)
