@@ -5,8 +5,7 @@ The streaming job builds one :class:`AlertService` on the driver, starts it, cal
 and stops it on shutdown.
 """
 
-import importlib
-from typing import Any
+from kafka_health.lazy import lazy_names
 
 __all__ = ["Alert", "AlertRulesConfig", "AlertService", "AlertState", "load_rules", "parse_rules"]
 
@@ -20,9 +19,4 @@ _HOMES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    """Names load lazily: their modules need kafka_health.config, which imports this
-    package's config section."""
-    if name in _HOMES:
-        return getattr(importlib.import_module(_HOMES[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_names(__name__, _HOMES)

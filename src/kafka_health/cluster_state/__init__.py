@@ -1,7 +1,6 @@
 """The cluster-state prober: snapshots of every partition's leader, replicas and ISR."""
 
-import importlib
-from typing import Any
+from kafka_health.lazy import lazy_names
 
 __all__ = ["BrokerState", "ClusterStateProber", "PartitionState", "SnapshotSummary"]
 
@@ -13,9 +12,4 @@ _HOMES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    """Names load lazily: their modules need kafka_health.config, which imports this
-    package's config section."""
-    if name in _HOMES:
-        return getattr(importlib.import_module(_HOMES[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_names(__name__, _HOMES)

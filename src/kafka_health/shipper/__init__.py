@@ -5,8 +5,7 @@ one for the local dev cluster's brokers. The record format is in
 :mod:`kafka_health.shipper.envelope`.
 """
 
-import importlib
-from typing import Any
+from kafka_health.lazy import lazy_names
 
 __all__ = ["SCHEMA", "Shipper", "ShipperMetrics"]
 
@@ -17,9 +16,4 @@ _HOMES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    """Names load lazily: their modules need kafka_health.config, which imports this
-    package's config section."""
-    if name in _HOMES:
-        return getattr(importlib.import_module(_HOMES[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_names(__name__, _HOMES)

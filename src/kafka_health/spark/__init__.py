@@ -1,7 +1,6 @@
 """Spark integration: the session factory."""
 
-import importlib
-from typing import Any
+from kafka_health.lazy import lazy_names
 
 __all__ = ["build_spark_session", "kafka_connector_coordinates"]
 
@@ -11,9 +10,4 @@ _HOMES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    """Names load lazily: their modules need kafka_health.config, which imports this
-    package's config section."""
-    if name in _HOMES:
-        return getattr(importlib.import_module(_HOMES[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_names(__name__, _HOMES)
