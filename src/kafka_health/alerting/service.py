@@ -62,8 +62,8 @@ from kafka_health.alerting.webhook import (
     Transport,
 )
 from kafka_health.config import AlertingConfig, MonitorConfig, ReceiverConfig
-from kafka_health.errors import StateFormatError
 from kafka_health.model import LabelSet, Signal, labels
+from kafka_health.state_format import check_format, stamped
 
 log = logging.getLogger(__name__)
 
@@ -193,17 +193,10 @@ class AlertService:
         now = self.clock()
         self.state_dir.mkdir(parents=True, exist_ok=True)
         state = read_json(self.state_dir / "state.json", {})
-        found = int(state.get("format", 1))
-        if found > ALERT_STATE_FORMAT:
-            from kafka_health import __version__
-
-            raise StateFormatError(
-                f"{self.state_dir / 'state.json'} is in alert state format {found}, written by "
-                f"kafka-health {state.get('written_by', 'a newer release')}; kafka-health "
-                f"{__version__} reads formats 1 to {ALERT_STATE_FORMAT}. Run that release, or "
-                f"move {self.state_dir} aside to start over (firing alerts are then notified "
-                "again)"
-            )
+        check_format(
+            state, self.state_dir / "state.json", ALERT_STATE_FORMAT, "alert state",
+            f"move {self.state_dir} aside to start over (firing alerts are then notified again)",
+        )  # fmt: skip
         self.engine.restore(state.get("alerts", []))
         self.store.restore(state.get("signals", {}), now)
         # The previous process's queries: this one's report afresh (watch_query at their
@@ -373,19 +366,18 @@ class AlertService:
         return result
 
     def _save(self, now: float) -> None:
-        from kafka_health import __version__
-
         self._saved_at = now
         write_json(
             self.state_dir / "state.json",
-            {
-                "format": ALERT_STATE_FORMAT,
-                "written_by": __version__,
-                "saved_at": now,
-                "alerts": self.engine.to_json(),
-                "signals": self.store.to_json(),
-                "maintenance": self.maintenance.until,
-            },
+            stamped(
+                {
+                    "saved_at": now,
+                    "alerts": self.engine.to_json(),
+                    "signals": self.store.to_json(),
+                    "maintenance": self.maintenance.until,
+                },
+                ALERT_STATE_FORMAT,
+            ),
         )
 
     # ----------------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from kafka_health.errors import StateFormatError
+from kafka_health.state_format import check_format, stamped
 
 STATE_FORMAT = 2
 """The layout of the document this release writes (1: before formats were written)."""
@@ -32,17 +33,11 @@ def read_state(path: Path) -> dict[str, Any] | None:
     except FileNotFoundError:
         return None
     document: dict[str, Any] = json.loads(text)
-    found = int(document.get("format", 1))
-    if found > STATE_FORMAT:
-        from kafka_health import __version__
-
-        raise StateFormatError(
-            f"{path} is in state format {found}, written by kafka-health "
-            f"{document.get('written_by', 'a newer release')}; kafka-health {__version__} reads "
-            f"formats 1 to {STATE_FORMAT}. Run that release, or delete the checkpoint folder "
-            f"{path.parent.parent} to start over (the queries restart from the topics' "
-            "starting offsets and the detectors rebuild their windows)"
-        )
+    check_format(
+        document, path, STATE_FORMAT, "state",
+        f"delete the checkpoint folder {path.parent.parent} to start over (the queries restart "
+        "from the topics' starting offsets and the detectors rebuild their windows)",
+    )  # fmt: skip
     return document
 
 
@@ -50,11 +45,8 @@ def write_state(path: Path, document: dict[str, Any]) -> None:
     """Write ``document`` so that a crash leaves either the old or the new one, whole."""
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    from kafka_health import __version__
-
-    stamped = {"format": STATE_FORMAT, "written_by": __version__, **document}
     with open(temporary, "w", encoding="utf-8") as out:
-        json.dump(stamped, out, separators=(",", ":"))
+        json.dump(stamped(document, STATE_FORMAT), out, separators=(",", ":"))
         out.flush()
         os.fsync(out.fileno())
     os.replace(temporary, path)
