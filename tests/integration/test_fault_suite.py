@@ -99,15 +99,20 @@ def test_the_fault_pages_within_its_bound_once(bench_run: BenchRun, name: str) -
 
 def test_a_frozen_broker_pages_while_frozen_and_its_incident_resolves(bench_run: BenchRun) -> None:
     """Issue 12: the page leaves while the broker is still stopped (SIGSTOP), and after
-    SIGCONT the same incident (one group at the receiver) is resolved."""
+    SIGCONT the same incident (one group at the receiver) is resolved: every alert that fired
+    in it resolved, the last after the thaw."""
     result = bench_run.results["broker-freeze"]
     summary = (result.error, result.latency_s, result.alerts)
     assert result.first_page_at is not None and result.undone_at is not None, summary
     assert result.first_page_at < result.undone_at, f"paged after the thaw: {summary}"
     first = next(a for a in result.alerts if a["status"] == "firing")
-    resolved = [a for a in result.alerts
-                if a["status"] == "resolved" and a["group_key"] == first["group_key"]]  # fmt: skip
-    assert resolved and resolved[0]["at"] > result.undone_at, summary
+    incident = [a for a in result.alerts if a["group_key"] == first["group_key"]]
+    fired = {a["alertname"] for a in incident if a["status"] == "firing"}
+    resolved = {a["alertname"]: a["at"] for a in incident if a["status"] == "resolved"}
+    # An alert of the incident may end before the thaw (the canary's writes succeed again once
+    # the frozen broker is fenced and its partitions move); the incident ends after it.
+    assert fired <= resolved.keys(), summary
+    assert max(resolved.values()) > result.undone_at, summary
 
 
 def test_a_rolling_restart_pages_nobody(bench_run: BenchRun) -> None:

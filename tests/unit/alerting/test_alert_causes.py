@@ -530,3 +530,47 @@ def test_a_symptom_explained_by_a_fault_stays_explained_when_its_broker_fails_ag
     [latency] = h.alerts("CanaryWriteLatencyHigh")
     assert latency.starts_at == T0, "one episode, from the kill"
     assert sorted(h.incidents()) == ['{broker_id="3"}']
+
+
+def test_every_kraft_broker_down_pages_their_canaries_not_their_silent_logs(
+    tmp_path: Path,
+) -> None:
+    """KRaft fault suite, cluster-down (2026-11-24): every broker stopped, no quorum left to
+    report BrokerFailed; each broker's canary writes failed (its page) and, 13 s later, each
+    server log was silent. A broker that is down writes no log: its canary page names the
+    silence, which does not page on its own."""
+    h = Harness(tmp_path)
+
+    def signals(t: float) -> list[Signal]:
+        down = 0 <= t < 60
+        out: list[Signal] = []
+        for b in (1, 2, 3):
+            out.append(sig("canary_availability_ratio", 0.0 if down else 1.0, t, broker_id=b))
+            age = t + 290 if t < 80 else 1.0  # the server log silent from the power loss
+            out.append(sig("log_stream_age_seconds", age, t, broker_id=b, kind="server"))
+        return out
+
+    h.run(0, 200, signals, step=1)
+    assert h.alerts("LogStreamSilent"), "evaluated"
+    assert set(h.paged_rules()) == {"CanaryWriteFailure"}, h.paged_rules()
+
+
+def test_two_kraft_brokers_down_explain_the_survivors_min_isr_before_a_controller_does(
+    tmp_path: Path,
+) -> None:
+    """KRaft fault suite, monitor-kill (2026-11-24): brokers 2 and 3 killed, the quorum lost,
+    so no BrokerFailed until they return; the job restarted meanwhile saw broker 1's canary
+    partition under min ISR. The dead brokers' failing canary writes explain it: no page for
+    broker 1's group."""
+    h = Harness(tmp_path)
+    replicated = partitions((1, 2, 3))
+
+    def signals(t: float) -> list[Signal]:
+        out = [sig("canary_availability_ratio", 0.0, t, broker_id=b) for b in (2, 3)]
+        if t >= 45:
+            out.append(sig("under_min_isr_partitions", 1, t, replicated, broker_id=1))
+        return out
+
+    h.run(0, 120, signals, step=1)
+    assert h.alerts("UnderMinIsr"), "evaluated"
+    assert sorted(h.incidents()) == ['{broker_id="2"}', '{broker_id="3"}'], h.paged_rules()
