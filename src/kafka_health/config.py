@@ -64,6 +64,9 @@ from kafka_health.kafka_config import (
     TopicsConfig,
     TransportConfig,
 )
+from kafka_health.metrics_endpoint import (
+    MetricsEndpointsConfig,
+)
 from kafka_health.parsing.config import (
     DeadLetterConfig,
     EnvelopeFieldsConfig,
@@ -94,6 +97,7 @@ __all__ = [
     "JobConfig",
     "KafkaClientConfig",
     "KafkaConfig",
+    "MetricsEndpointsConfig",
     "MonitorConfig",
     "ParsingConfig",
     "ReceiverConfig",
@@ -136,6 +140,7 @@ class MonitorConfig:
     shipper: ShipperConfig = field(default_factory=ShipperConfig)
     alerting: AlertingConfig = field(default_factory=AlertingConfig)
     parsing: ParsingConfig = field(default_factory=ParsingConfig)
+    metrics_endpoints: MetricsEndpointsConfig = field(default_factory=MetricsEndpointsConfig)
 
     def check(self, path: str) -> list[ConfigProblem]:
         if not re.fullmatch(r"[A-Za-z0-9_.-]+", self.cluster_name):

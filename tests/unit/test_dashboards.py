@@ -40,9 +40,9 @@ from prometheus_client import start_http_server
 from tests.system_tools import run, tool
 
 from kafka_health.alerting.rules import load_rules
-from kafka_health.canary.metrics import serve_metrics
 from kafka_health.canary.records import ProbeOutcome
 from kafka_health.detectors.write_path import QUANTILES
+from kafka_health.metrics_endpoint import serve_metrics
 from kafka_health.model import SIGNALS, Signal, labels
 from kafka_health.shipper.metrics import ShipperMetrics
 

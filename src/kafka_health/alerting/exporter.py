@@ -9,16 +9,16 @@ counted in ``kafka_health_exporter_series_dropped``).
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from prometheus_client import CollectorRegistry, pushadd_to_gateway, start_http_server
+from prometheus_client import CollectorRegistry, pushadd_to_gateway
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
 from kafka_health.config import ExporterConfig
+from kafka_health.metrics_endpoint import MetricsEndpointsConfig, serve_metrics
 from kafka_health.model import SIGNALS, Signal
 
 log = logging.getLogger(__name__)
@@ -102,21 +102,24 @@ class HealthCollector(Collector):
 class Exporter:
     """The /metrics endpoint (Start/Stop) and the optional Pushgateway push."""
 
-    def __init__(self, config: ExporterConfig, registry: CollectorRegistry) -> None:
+    def __init__(
+        self,
+        config: ExporterConfig,
+        registry: CollectorRegistry,
+        endpoints: MetricsEndpointsConfig | None = None,
+    ) -> None:
         self.config = config
         self.registry = registry
+        self.endpoints = endpoints or MetricsEndpointsConfig()
         self._server: Any = None
-        self._thread: threading.Thread | None = None
         self.port: int | None = None
 
     def start(self) -> None:
         if self.config.port is None:
             return
-        self._server, self._thread = start_http_server(
-            self.config.port, addr=self.config.host, registry=self.registry
+        self._server, self.port = serve_metrics(
+            self.registry, self.config.host, self.config.port, self.endpoints
         )
-        self.port = int(self._server.server_address[1])
-        log.info("serving /metrics on %s:%s", self.config.host, self.port)
 
     def stop(self) -> None:
         if self._server is not None:

@@ -62,6 +62,7 @@ from kafka_health.alerting.webhook import (
     Transport,
 )
 from kafka_health.config import AlertingConfig, MonitorConfig, ReceiverConfig
+from kafka_health.metrics_endpoint import MetricsEndpointsConfig
 from kafka_health.model import LabelSet, Signal, labels
 from kafka_health.state_format import check_format, stamped
 
@@ -109,6 +110,7 @@ class AlertService:
         transport: Transport | None = None,
         registry: CollectorRegistry | None = None,
         rand: Callable[[], float] = random.random,
+        endpoints: MetricsEndpointsConfig | None = None,
     ) -> None:
         self.config = config
         self.rules = rules
@@ -155,7 +157,7 @@ class AlertService:
         self.registry.register(
             HealthCollector(self.snapshot, config.exporter.max_series_per_signal)
         )
-        self.exporter = Exporter(config.exporter, self.registry)
+        self.exporter = Exporter(config.exporter, self.registry, endpoints)
         self.nflog: NotifyLog | None = None
         self.outbox: Outbox | None = None
         self.heartbeat = 0.0
@@ -182,8 +184,9 @@ class AlertService:
         """The service of ``config.alerting`` with the rules of its ``rules_file``."""
         rules = load_rules(config.alerting.rules_file)
         return cls(
-            config.alerting, rules, cluster=config.cluster_name, clock=clock, registry=registry
-        )
+            config.alerting, rules, cluster=config.cluster_name, clock=clock, registry=registry,
+            endpoints=config.metrics_endpoints,
+        )  # fmt: skip
 
     # ----------------------------------------------------------------------------------------
     # Lifecycle

@@ -17,9 +17,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
 from kafka_health.canary.records import ProbeOutcome
 
@@ -115,11 +114,3 @@ class CanaryMetrics:
         """Read the buffer's size at scrape time."""
         self.pending_records.set_function(pending)
         self.pending_bytes.set_function(pending_bytes)
-
-
-def serve_metrics(registry: CollectorRegistry, host: str, port: int) -> tuple[Any, int]:
-    """Start an HTTP /metrics server in a daemon thread; return (server, bound port)."""
-    server, _thread = start_http_server(port, addr=host, registry=registry)
-    bound = int(server.server_port)
-    log.info("metrics on http://%s:%d/metrics", host, bound)
-    return server, bound

@@ -24,7 +24,7 @@ from prometheus_client import CollectorRegistry
 
 from kafka_health.canary.buffer import DiskBuffer
 from kafka_health.canary.clock import SYSTEM_CLOCK, Clock, run_every
-from kafka_health.canary.metrics import CanaryMetrics, serve_metrics
+from kafka_health.canary.metrics import CanaryMetrics
 from kafka_health.canary.prober import KafkaProbeProducer, ProbeLoop, ProbeProducer
 from kafka_health.canary.records import Acks
 from kafka_health.canary.results import (
@@ -44,6 +44,7 @@ from kafka_health.cluster_state.prober import (
 from kafka_health.cluster_state.records import SnapshotSummary
 from kafka_health.config import KafkaConfig, MonitorConfig
 from kafka_health.kafka_clients import python_client_options
+from kafka_health.metrics_endpoint import serve_metrics
 
 log = logging.getLogger(__name__)
 
@@ -410,8 +411,9 @@ class CanaryService:
         canary = self.config.canary
         if canary.metrics_port is not None:
             self._server, self.metrics_port = serve_metrics(
-                self.registry, canary.metrics_host, canary.metrics_port
-            )
+                self.registry, canary.metrics_host, canary.metrics_port,
+                self.config.metrics_endpoints,
+            )  # fmt: skip
         self._spawn("publisher", lambda stop: self.publisher.run(stop))
         if canary.manage_topic:
             self._spawn("manager", self._manage)

@@ -24,8 +24,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from prometheus_client import CollectorRegistry
 
-    from kafka_health.canary.metrics import serve_metrics
     from kafka_health.canary.service import ClusterStateService
+    from kafka_health.metrics_endpoint import serve_metrics
 
     config = with_cluster(config_from_args(args))
     if config is None:
@@ -47,8 +47,11 @@ def run(args: argparse.Namespace) -> int:
     server = None
     settings = config.cluster_state
     if settings.metrics_port is not None:
-        server, port = serve_metrics(registry, settings.metrics_host, settings.metrics_port)
-        print(f"cluster-state metrics: http://{settings.metrics_host}:{port}/metrics")
+        endpoints = config.metrics_endpoints
+        server, port = serve_metrics(
+            registry, settings.metrics_host, settings.metrics_port, endpoints
+        )
+        print(f"cluster-state metrics: {endpoints.scheme}://{settings.metrics_host}:{port}/metrics")
     service.start()
     try:
         wait_for_signal(args.duration)

@@ -27,17 +27,16 @@ def run_shipper(
     When Kafka cannot be reached at start, connecting is retried with backoff (the files keep
     the logs meanwhile); the metrics endpoint is up from the start.
     """
-    from prometheus_client import start_http_server
+    from kafka_health.metrics_endpoint import serve_metrics
 
     metrics = metrics or ShipperMetrics()
     settings = config.shipper
     server = None
     if settings.metrics_port is not None:
-        server, _thread = start_http_server(
-            settings.metrics_port, settings.metrics_host, registry=metrics.registry
-        )
-        port = int(server.server_address[1])
-        log.info("shipper metrics on http://%s:%d/metrics", settings.metrics_host, port)
+        server, port = serve_metrics(
+            metrics.registry, settings.metrics_host, settings.metrics_port,
+            config.metrics_endpoints,
+        )  # fmt: skip
         if on_metrics_port is not None:
             on_metrics_port(port)
     try:
