@@ -88,3 +88,41 @@ def test_family_from_content_kind_only_a_hint(spark: Any) -> None:
         ("unrecognised", None),
         ("event", "zk_session_expired"),
     ]
+
+
+JAVA_READS_DIFFERENTLY = [
+    # Found by the 1,000,000-record fuzz of the job (benchmarks/fuzz_job.py): mutated lines
+    # Python's re (Unicode \w \s \b) did not read as events and Spark's Java regexes did.
+    "org\u07da.apache.kafka.common.errors.NotEnoughReplicasException: The size of the current "
+    "ISR Set(2) is insufficient to satisfy the min.isr requirement of 2 for partition "
+    "__consumer_offsets-5",
+    "[2019-05-15 22:20:14,399] INFO Initiating client connection, connectString=192.168.x.x:2181,"
+    "192\x1f\x16.168.x.x:2181 sessionTimeout=6000 watcher=org.I0Itec.zkclient.ZkClient@50a638b5 "
+    "(org.apache.zookeeper.ZooKeeper)",
+    "[2017-10-12 17:10:01,205] INFO Finished loading offsets from [__consu\x03\ufffd\x1dy\ufffdmer"
+    "_offsets,27] in 1205 milliseconds. (kafka.coordinator.GroupMetadataManager)",
+    "[2019-05-15 22:20:13,881] INFO Updated PartitionLeaderEpoch. New: {epoch:78, offset:"
+    "1070147099}, Current: {epoch:77, offset1041132585} for Partition: zto_scan\x05u\x1e_rec-11. "
+    "Cache now contains 1 entries. ",
+    # Crafted: a line separator inside and at the end of an entry.
+    "[2022-03-12 18:10:07,139] INFO zookeeper state changed (Expired)\u2028",
+    "[2022-03-12 18:10:07,139] INFO [Partition t-0 broker=1] Shrinking ISR from 1,2,3 to 1,2\u2028",
+]
+
+
+def test_the_python_twin_reads_every_line_as_spark_does(spark: Any) -> None:
+    """The twin (``parsing.reference``, the fuzz's filter and the tests' oracle) compiles the
+    table with Java's semantics: it gives Spark's outcome and event type on lines where
+    Python's and Java's regexes differ."""
+    from kafka_health.parsing.reference import classify
+
+    frame = spark.createDataFrame([(t,) for t in JAVA_READS_DIFFERENTLY], "message string")
+    spark_reads = [(r["outcome"], r["type"]) for r in parse_entries(frame).collect()]
+    twin_reads = [(c.outcome, c.event) for c in map(classify, JAVA_READS_DIFFERENTLY)]
+    assert twin_reads == spark_reads
+    assert spark_reads[:4] == [
+        ("event", "min_isr_violation"),
+        ("event", "session_timeout"),
+        ("event", "coordinator_load_finish"),
+        ("event", "leader_change"),
+    ]

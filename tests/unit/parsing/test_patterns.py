@@ -194,3 +194,28 @@ def test_session_timeout_from_real_start_up_logs(fixture: str, timeouts: list[An
         if "KafkaConfig values:" in entry:
             assert len(entry.split("\n")) > 300
     assert found == timeouts
+
+
+@pytest.mark.parametrize(
+    ("regex", "text", "java_matches"),
+    [
+        (r"a.c", "a\rc", False),  # Java's . stops at \r, \u0085, \u2028, \u2029 too
+        (r"a.c", "a\u2028c", False),
+        (r"(?s)a.c", "a\rc", True),  # unless DOTALL
+        (r"ab$", "ab\u2028", True),  # $ before a final line terminator of any kind
+        (r"ab$", "ab\r\n", True),
+        (r"ab$", "ab\rx", False),
+        (r"[.$]x", "$x", True),  # inside a class both stay literal
+        (r"[^\].]x", "ax", True),
+        (r"\.x", "ax", False),
+        (r"\bbroker", "\u00e9broker", True),  # \w, \b are ASCII-only in Java
+        (r"^\S+=\d+$", "x\x1fy=6", True),  # \x1c-\x1f are not \s in Java
+        (r"\d", "\u0663", False),  # an Arabic-Indic digit is not \d in Java
+    ],
+)
+def test_the_twin_reads_a_regex_as_java_does(regex: str, text: str, java_matches: bool) -> None:
+    """What java.util.regex does with each (Spark's rlike); Python's re alone differs on all
+    but the literal ones."""
+    from kafka_health.parsing.reference import java_compile
+
+    assert (java_compile(regex).search(text) is not None) == java_matches
