@@ -135,6 +135,9 @@ SIGNALS: dict[str, SignalSpec] = {
         _spec("job_query_failed", Unit.GAUGE, "query exception",
               "1 while the query is down after failing with a bug (not a Kafka error), by the "
               "exception's class"),
+        _spec("state_write_failing", Unit.GAUGE, "store",
+              "1 while the alert service cannot write this state file (alert_state, "
+              "notification_log, outbox): a full or read-only disk; pages still go out"),
         # 10. Staleness: a source that stopped is reported here, and its values are left out.
         _spec("signal_age_seconds", Unit.SECONDS, "source",
               "time since the newest observation the job has of a source (canary: its "

@@ -213,6 +213,7 @@ LABEL_VALUES = {
     "query": "write_path",
     "exception": "KeyError",
     "source": "canary",
+    "store": "outbox",
 }
 
 

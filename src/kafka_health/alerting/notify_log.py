@@ -19,7 +19,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from kafka_health.alerting.persist import read_json, write_json
+from kafka_health.alerting.persist import StateWrites, read_json
 
 
 class NotifyReason(StrEnum):
@@ -112,8 +112,9 @@ def idempotency_key(
 class NotifyLog:
     """Entries by (receiver, group key), persisted in one JSON file."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, writes: StateWrites | None = None) -> None:
         self.path = path
+        self.writes = writes or StateWrites()
         self.entries: dict[tuple[str, str], Entry] = {}
         for item in read_json(path, []):
             self.entries[(item["receiver"], item["group_key"])] = Entry.from_json(item)
@@ -151,4 +152,4 @@ class NotifyLog:
             {"receiver": receiver, "group_key": group_key, **e.to_json()}
             for (receiver, group_key), e in self.entries.items()
         ]
-        write_json(self.path, data)
+        self.writes.write_json("notification_log", self.path, data)

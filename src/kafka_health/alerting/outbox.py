@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kafka_health.alerting.persist import read_json, write_json
+from kafka_health.alerting.persist import StateWrites, read_json
 from kafka_health.alerting.webhook import Notification
 
 
@@ -56,8 +56,15 @@ class OutboxEntry:
 class Outbox:
     """Thread-safe: the evaluation thread enqueues, the delivery thread sends."""
 
-    def __init__(self, directory: Path, delivered_retention_s: float, now: float) -> None:
+    def __init__(
+        self,
+        directory: Path,
+        delivered_retention_s: float,
+        now: float,
+        writes: StateWrites | None = None,
+    ) -> None:
         self.dir = directory
+        self.writes = writes or StateWrites()
         self.dir.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
         self._entries: dict[int, OutboxEntry] = {}
@@ -91,15 +98,31 @@ class Outbox:
                 continue
             if item["at"] >= keep_after:
                 self._delivered[(item["receiver"], item["key"])] = item["at"]
-        tmp = self._delivered_path.with_suffix(".tmp")
-        tmp.write_text(
-            "".join(
-                json.dumps({"receiver": r, "key": k, "at": at}) + "\n"
-                for (r, k), at in self._delivered.items()
-            ),
-            encoding="utf-8",
+        self._rewrite_delivered()
+
+    def save_all(self) -> None:
+        """Write every pending entry and the delivered log again (after the disk refused
+        some: what was kept in memory meanwhile goes to disk once it takes it)."""
+        with self._lock:
+            for entry in self._entries.values():
+                self._save(entry)
+            self._rewrite_delivered()
+
+    def _rewrite_delivered(self) -> None:
+        text = "".join(
+            json.dumps({"receiver": r, "key": k, "at": at}) + "\n"
+            for (r, k), at in self._delivered.items()
         )
-        os.replace(tmp, self._delivered_path)
+        self.writes.attempt("outbox", self._delivered_path, lambda: self._compact(text))
+
+    def _compact(self, text: str) -> None:
+        """Rewrite the delivered log with only the keys still kept."""
+        tmp = self._delivered_path.with_suffix(".tmp")
+        try:
+            tmp.write_text(text, encoding="utf-8")
+            os.replace(tmp, self._delivered_path)
+        finally:
+            tmp.unlink(missing_ok=True)
 
     def enqueue(
         self, notification: Notification, now: float, told_before: dict[str, Any] | None = None
@@ -114,7 +137,8 @@ class Outbox:
             entry = OutboxEntry(
                 self._seq, notification, now, next_attempt_at=now, told_before=told_before
             )
-            write_json(self._path(entry), entry.to_json())
+            # Kept in memory when the disk refuses it: the page still goes out.
+            self._save(entry)
             self._entries[entry.seq] = entry
             return True
 
@@ -133,12 +157,19 @@ class Outbox:
     def delivered(self, entry: OutboxEntry, now: float) -> None:
         with self._lock:
             receiver, key = entry.key
-            with self._delivered_path.open("a", encoding="utf-8") as f:
-                f.write(json.dumps({"receiver": receiver, "key": key, "at": now}) + "\n")
-                f.flush()
-                os.fsync(f.fileno())
+            line = json.dumps({"receiver": receiver, "key": key, "at": now}) + "\n"
+            self.writes.attempt("outbox", self._delivered_path, lambda: self._append(line))
             self._delivered[entry.key] = now
             self._remove(entry)
+
+    def _save(self, entry: OutboxEntry) -> None:
+        self.writes.write_json("outbox", self._path(entry), entry.to_json())
+
+    def _append(self, line: str) -> None:
+        with self._delivered_path.open("a", encoding="utf-8") as f:
+            f.write(line)
+            f.flush()
+            os.fsync(f.fileno())
 
     def failed(self, entry: OutboxEntry, next_attempt_at: float, error: str) -> None:
         with self._lock:
@@ -146,7 +177,7 @@ class Outbox:
             entry.next_attempt_at = next_attempt_at
             entry.last_error = error
             if entry.seq in self._entries:
-                write_json(self._path(entry), entry.to_json())
+                self._save(entry)
 
     def drop(self, entry: OutboxEntry) -> None:
         """Give up on an entry (a permanent error, or too old)."""
@@ -161,7 +192,7 @@ class Outbox:
             if not later:
                 return False
             later[0].told_before = dropped.told_before
-            write_json(self._path(later[0]), later[0].to_json())
+            self._save(later[0])
             return True
 
     def pending(self) -> list[OutboxEntry]:

@@ -45,7 +45,7 @@ from kafka_health.alerting.notify_log import (
 )
 from kafka_health.alerting.outbox import Outbox
 from kafka_health.alerting.payloads import Payloads
-from kafka_health.alerting.persist import read_json, write_json
+from kafka_health.alerting.persist import StateWrites, read_json
 from kafka_health.alerting.retry import Dropped, RetryStage
 from kafka_health.alerting.rules import AlertRulesConfig, load_rules
 from kafka_health.alerting.silence import (
@@ -158,6 +158,8 @@ class AlertService:
             HealthCollector(self.snapshot, config.exporter.max_series_per_signal)
         )
         self.exporter = Exporter(config.exporter, self.registry, endpoints)
+        self.writes = StateWrites()
+        """Which state files the disk refuses (``MonitorStateNotWritable``)."""
         self.nflog: NotifyLog | None = None
         self.outbox: Outbox | None = None
         self.heartbeat = 0.0
@@ -207,10 +209,10 @@ class AlertService:
         # one was still starting Spark (seen in the fault suite's monitor-kill).
         self.store.forget(JOB_LIVENESS_SIGNALS)
         self.maintenance.until = {str(k): float(v) for k, v in state.get("maintenance", {}).items()}
-        self.nflog = NotifyLog(self.state_dir / "nflog.json")
+        self.nflog = NotifyLog(self.state_dir / "nflog.json", self.writes)
         told = [e.firing for e in self.nflog.entries.values()]
         self.engine.adopt({fp: a.starts_at for firing in told for fp, a in firing.items()})
-        self.outbox = Outbox(self.state_dir / "outbox", DELIVERED_RETENTION_S, now)
+        self.outbox = Outbox(self.state_dir / "outbox", DELIVERED_RETENTION_S, now, self.writes)
         self.silences.reload()
 
     def start(self) -> None:
@@ -300,6 +302,7 @@ class AlertService:
                 else:
                     self.store.update(batch, now)
                 self.maintenance.observe(batch)
+            self.store.update(self._state_writes(now), now)
             self.store.expire(now)
             self.maintenance.prune(now)
             self.silences.reload()
@@ -308,12 +311,23 @@ class AlertService:
             self.timers.begin_evaluation()
             sent = [n for route in self.routes for n in self._notify(route, self.muted, now)]
             self.nflog.gc(now, self.config.resolved_retention_s)
-            if changed or sent or now - self._saved_at >= SAVE_INTERVAL_S:
+            if self.writes.failures():
+                self._write_all_again(now)
+            elif changed or sent or now - self._saved_at >= SAVE_INTERVAL_S:
                 self._save(now)
             self.heartbeat = now
         if sent:
             self._deliver_wake.set()
         return sent
+
+    def _state_writes(self, now: float) -> list[Signal]:
+        """1 for each state file the disk refused at its last write, 0 for the others."""
+        failing = self.writes.failures()
+        return [
+            Signal("state_write_failing", labels(store=store), float(store in failing), now,
+                   {"error": failing[store]} if store in failing else {})
+            for store in StateWrites.STORES
+        ]  # fmt: skip
 
     def _notify(self, route: _Route, mutes: Muted, now: float) -> list[Notification]:
         assert self.nflog is not None and self.outbox is not None
@@ -368,9 +382,23 @@ class AlertService:
             self.nflog.record(receiver.name, key, Entry({**news.kept, **told_now}, now, repeat))
         return result
 
+    def _write_all_again(self, now: float) -> None:
+        """After a refused write, every state file is written whole at each evaluation until
+        the disk takes them all (what was kept in memory meanwhile reaches the disk)."""
+        nflog, outbox = self.nflog, self.outbox
+        assert nflog is not None and outbox is not None
+
+        def rewrite() -> None:
+            nflog.save()
+            outbox.save_all()
+            self._save(now)
+
+        self.writes.write_again(rewrite)
+
     def _save(self, now: float) -> None:
         self._saved_at = now
-        write_json(
+        self.writes.write_json(
+            "alert_state",
             self.state_dir / "state.json",
             stamped(
                 {
