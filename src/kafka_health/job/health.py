@@ -7,7 +7,9 @@ at scrape time) and as Signals for the alert engine (``job_last_batch_timestamp`
 
 A termination is classified by :func:`classify_error`: an error of the Kafka client (the
 transport cannot be read) is ``job_kafka_unreachable`` (ClusterUnreachable); anything else (a
-bug in a batch) is ``job_query_failed`` with the exception's class (MonitorFailed).
+bug in a batch) is ``job_query_failed`` with the exception's class (MonitorFailed); first, a
+write the checkpoint's disk refused (:func:`disk_error`: full, read-only) is
+``state_write_failing{store="checkpoint"}`` (MonitorStateNotWritable).
 """
 
 from __future__ import annotations
@@ -49,6 +51,9 @@ class QueryHealth:
     last_error: str | None = None
     failed_with: str | None = None
     """The exception class of a termination that was not Kafka's; None once a batch runs."""
+    disk_error: str | None = None
+    """Set while the query is down because its checkpoint's disk refused a write (full or
+    read-only): not a bug, not Kafka; None once a batch runs."""
     sources: tuple[str, ...] = ()
     """What the query reads, from its progress (e.g. ``KafkaV2[SubscribePattern[\\Qtopic\\E]]``)."""
     phases_s: dict[str, float] = field(default_factory=dict)
@@ -139,6 +144,7 @@ class JobHealth(Collector):
         health = self._queries.setdefault(name, QueryHealth())
         health.active = True
         health.failed_with = None
+        health.disk_error = None
         health.last_batch_s = now
         return health
 
@@ -155,7 +161,8 @@ class JobHealth(Collector):
             health.active = False
             health.terminations_total += 1
             health.last_error = error
-            health.failed_with = failed_with
+            health.disk_error = disk_error(error)
+            health.failed_with = None if health.disk_error else failed_with
 
     def on_quarantine(self, name: str, records: int) -> None:
         """A batch of ``name`` failed in a task and ``records`` records that fail the parse
@@ -181,7 +188,9 @@ class JobHealth(Collector):
                     out.append(
                         Signal("job_last_batch_timestamp", scope, health.last_batch_s, now, reads)
                     )
-                unreachable = not health.active and health.failed_with is None
+                unreachable = (
+                    not health.active and health.failed_with is None and health.disk_error is None
+                )
                 out.append(
                     Signal(
                         "job_kafka_unreachable",
@@ -201,6 +210,13 @@ class JobHealth(Collector):
                             {"error": health.last_error or "", **reads},
                         )
                     )
+            full = sorted(
+                f"query {name}: {h.disk_error}" for name, h in self._queries.items() if h.disk_error
+            )
+        out.append(
+            Signal("state_write_failing", labels(store="checkpoint"), float(bool(full)), now,
+                   {"error": "; ".join(full)} if full else {})
+        )  # fmt: skip
         return out
 
     def collect(self) -> Iterator[GaugeMetricFamily | CounterMetricFamily]:
@@ -290,6 +306,25 @@ _KAFKA_ERRORS = re.compile(
 # A Python traceback's last line ("KeyError: 'x'") or a qualified JVM exception class.
 _PY_ERROR = re.compile(r"^\s*([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt)):", re.M)
 _JVM_ERROR = re.compile(r"\b((?:[a-z_]\w*\.)+[A-Z]\w*(?:Error|Exception))\b")
+
+
+_DISK_ERRORS = re.compile(
+    r"No space left on device|Read-only file system|Disk quota exceeded|"
+    r"Not enough space|DiskChecker\$DiskErrorException"
+)
+
+
+def disk_error(error: str | None) -> str | None:
+    """What the disk refused, when a query's termination is a refused write (a full or
+    read-only checkpoint disk): the line that says so, shortened; else None."""
+    if not error:
+        return None
+    for line in str(error).splitlines():
+        found = _DISK_ERRORS.search(line)
+        if found:
+            text = line.strip()
+            return text if len(text) <= 240 else text[:237] + "..."
+    return None
 
 
 def classify_error(error: BaseException | str | None) -> str | None:

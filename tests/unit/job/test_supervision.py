@@ -87,6 +87,30 @@ def test_a_kafka_error_is_an_unreachable_cluster() -> None:
                                         ].details["error"]  # fmt: skip
 
 
+CHECKPOINT_DISK_FULL = (
+    "[STREAM_FAILED] Query [id = 1, runId = 2] terminated with exception: "
+    "java.io.IOException: No space left on device\n"
+    "\tat java.base/java.io.FileOutputStream.writeBytes(Native Method)\n"
+    "\tat org.apache.spark.sql.kafka010.KafkaSourceInitialOffsetWriter.add(...)\n"
+)
+
+
+def test_a_full_checkpoint_disk_is_neither_a_bug_nor_kafka() -> None:
+    """The query died writing its checkpoint (the Kafka source's own offset file in the
+    stack): MonitorStateNotWritable names the disk, not MonitorFailed or ClusterUnreachable."""
+    health = _terminate_once(CHECKPOINT_DISK_FULL)
+    signals = {(s.name, s.labels): s for s in health.signals()}
+    full = signals[("state_write_failing", labels(store="checkpoint"))]
+    assert full.value == 1.0
+    assert "No space left on device" in full.details["error"]
+    assert full.details["error"].startswith("query write_path: ")
+    assert signals[("job_kafka_unreachable", labels(query="write_path"))].value == 0.0
+    assert not [k for k in signals if k[0] == "job_query_failed"]
+    health.on_idle("write_path")  # a trigger ran: the disk took the checkpoint again
+    again = {(s.name, s.labels): s for s in health.signals()}
+    assert again[("state_write_failing", labels(store="checkpoint"))].value == 0.0
+
+
 def test_a_batch_s_phases_are_exported_in_seconds() -> None:
     """Where a batch's time goes (StreamingQueryProgress.durationMs), per query and phase."""
     from types import SimpleNamespace
