@@ -5,10 +5,7 @@ a real 1 MiB tmpfs filled to the last byte; the pages go to a real HTTP receiver
 
 from __future__ import annotations
 
-import errno
 import json
-import os
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,44 +15,16 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit" / "alerting"))
 
 from alerting_harness import Harness, sig, stop_receivers
+from tests.small_disk import fill, tmpfs
 
 from kafka_health.model import Signal
 
 
 @pytest.fixture
 def small_disk(tmp_path: Path) -> Iterator[Path]:
-    """A 1 MiB tmpfs (root and mount permission needed, as on the project's CI machine)."""
-    mount = tmp_path / "state"
-    mount.mkdir()
-    if os.geteuid() != 0:
-        pytest.skip("mounting a tmpfs needs root")
-    result = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount)],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
-    if result.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {result.stderr.strip()}")
-    try:
+    with tmpfs(tmp_path / "state", "1m") as mount:
         yield mount
-    finally:
-        subprocess.run(["umount", "-l", str(mount)], check=False)
-        stop_receivers()
-
-
-def fill(disk: Path) -> Path:
-    """Write a file until the disk refuses one more byte."""
-    filler = disk / "filler"
-    fd = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o600)
-    try:
-        for size in (65536, 1):
-            try:
-                while True:
-                    os.write(fd, b"\0" * size)
-            except OSError as exc:
-                assert exc.errno == errno.ENOSPC, exc
-    finally:
-        os.close(fd)
-    return filler
+    stop_receivers()
 
 
 def min_isr(t: float) -> list[Signal]:

@@ -93,3 +93,72 @@ def test_kafka_outage_is_reported_and_counting_resumes_exactly(
         stop.set()
         runner.join(timeout=120)
     assert not runner.is_alive(), "SIGTERM-like stop ends the job"
+
+
+def test_a_full_checkpoint_disk_names_the_disk_and_counting_resumes_when_space_returns(
+    local_cluster: Any, spark: Any, tmp_path: Path
+) -> None:
+    """Issue 15.7: the checkpoint folder on a real tmpfs filled to the last byte. The query
+    stops on the refused write; the job reports the disk (``state_write_failing{store=
+    "checkpoint"}``, MonitorStateNotWritable), not a bug (MonitorFailed) or Kafka
+    (ClusterUnreachable), and stays up; once space returns it restarts the query and counts
+    every result once."""
+    from tests.small_disk import fill, tmpfs
+
+    cluster = local_cluster(brokers=1)
+
+    class Under:
+        config = __import__("kafka_health.config", fromlist=["MonitorConfig"]).MonitorConfig(
+        ).with_bootstrap(cluster.bootstrap_servers)  # fmt: skip
+
+    config = job_config(
+        Under, tmp_path, trigger_interval_s=1.0, restart_backoff_initial_s=1.0,
+        restart_backoff_max_s=2.0, window_s=600.0, slide_s=600.0,
+        stale_after_s={"canary": 3600.0},
+    )  # fmt: skip
+    create_topics(config, partitions=1)
+    base = slot_start(600.0) + 1000
+
+    def results(first: int, count: int) -> list[tuple[bytes, bytes, int]]:
+        return [
+            (o.key, o.encode(), 0)
+            for o in (
+                outcome(config.topics.canary, 0, s, base + s) for s in range(first, first + count)
+            )
+        ]
+
+    with tmpfs(Path(config.spark.checkpoint_dir), "64m") as disk:
+        produce(config, config.topics.canary_results, results(0, 100))
+        job = MonitorJob(spark, config)
+        stop = threading.Event()
+        runner = threading.Thread(target=job.run, args=(stop,), daemon=True)
+        runner.start()
+        try:
+
+            def sends() -> float:
+                found = by_name(job.board.signals(), "canary_sends").get(labels())
+                return found.value if found else 0.0
+
+            def disk_full() -> Any:
+                return by_name(job.health.signals(), "state_write_failing").get(
+                    labels(store="checkpoint")
+                )
+
+            wait_for(lambda: sends() == 100, 180, "the first 100 results")
+            filler = fill(disk)
+            produce(config, config.topics.canary_results, results(100, 50))
+            wait_for(lambda: disk_full().value == 1.0, 120, "the full disk to be reported")
+            signals = job.health.signals()
+            assert "No space left on device" in disk_full().details["error"]
+            assert not by_name(signals, "job_query_failed"), "not a bug"
+            assert by_name(signals, "job_kafka_unreachable")[labels(query="monitor")].value == 0
+            assert runner.is_alive(), "the job stays up while the disk is full"
+            filler.unlink()
+            wait_for(lambda: sends() == 150, 180, "counting to resume once space returns")
+            wait_for(lambda: disk_full().value == 0.0, 60, "the disk no longer reported")
+            time.sleep(3)  # a few more triggers: nothing is counted twice
+            assert sends() == 150
+        finally:
+            stop.set()
+            runner.join(timeout=120)
+    assert not runner.is_alive()
