@@ -131,11 +131,11 @@ def test_no_page_names_a_broker_the_fault_did_not_touch(bench_run: BenchRun, nam
     assert result.unexpected_pages == [], result.unexpected_pages
 
 
-def test_the_clusters_logs_replay_into_the_incident_that_paged(bench_run: BenchRun) -> None:
-    """Issue 16: the brokers' own logs of the run, replayed (``kafka-health replay``'s code:
-    the job's parser, detectors and rules on event time), give the kill's incident too: broker
-    3's group, BrokerFailed starting when the live monitor saw it start (the controller's
-    fencing line), give or take the live path's shipping and batching."""
+@pytest.fixture(scope="module")
+def replayed(bench_run: BenchRun) -> list[tuple[str, float, str, str]]:
+    """The brokers' own logs of the whole run, replayed (``kafka-health replay``'s code: the
+    job's parser, detectors and rules on event time): each alert notified firing, as (group
+    key, its start, alertname, broker)."""
     from kafka_health.alerting.rules import load_rules
     from kafka_health.config import load_config
     from kafka_health.parsing.offline import check_files
@@ -144,27 +144,49 @@ def test_the_clusters_logs_replay_into_the_incident_that_paged(bench_run: BenchR
     from kafka_health.spark import build_spark_session
 
     assert bench_run.workdir is not None
-    kill = bench_run.results["broker-kill"]
-    live = [
-        a for a in kill.alerts
-        if a["alertname"] == "BrokerFailed" and a["broker_id"] == "3" and a["starts_at"]
-    ]  # fmt: skip
-    assert live, kill.alerts
     config = load_config(bench_run.workdir / "monitor.yaml")
     logs = sorted(str(p) for p in (bench_run.workdir / "cluster").glob("broker-*/logs/*.log*"))
     sourced = read_events(build_spark_session(config.spark), check_files(logs), config)
     replay = replay_events(
         [s.event for s in sourced], config, load_rules(config.alerting.rules_file)
     )
-    replayed = [
-        (a["starts_at"], n.group_key) for n in replay.notifications for a in n.alerts
-        if a["alertname"] == "BrokerFailed" and a["labels"].get("broker_id") == "3"
+    return [
+        (n.group_key, a["starts_at"], a["alertname"], a["labels"].get("broker_id", ""))
+        for n in replay.notifications for a in n.alerts if a["status"] == "firing"
     ]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", ["broker-kill", "broker-freeze"])
+def test_the_clusters_logs_replay_into_the_incident_that_paged(
+    bench_run: BenchRun, replayed: list[tuple[str, float, str, str]], name: str
+) -> None:
+    """Issue 16: the replay gives each fault's incident too: broker 3's group, BrokerFailed
+    starting when the live monitor saw it start (the controller's fencing line), give or take
+    the live path's shipping and batching. (The canary's alerts are not in the logs.)"""
+    result = bench_run.results[name]
+    live = [
+        a for a in result.alerts
+        if a["alertname"] == "BrokerFailed" and a["broker_id"] == "3" and a["starts_at"]
+    ]  # fmt: skip
+    assert live, result.alerts
+    failures = [(start, key) for key, start, alert, broker in replayed
+                if alert == "BrokerFailed" and broker == "3"]  # fmt: skip
     live_start = live[0]["starts_at"]
-    nearest = min(replayed, key=lambda r: abs(r[0] - live_start), default=None)
-    assert nearest is not None, [n.to_json() for n in replay.notifications]
+    nearest = min(failures, key=lambda r: abs(r[0] - live_start), default=None)
+    assert nearest is not None, replayed
     assert nearest[1] == live[0]["group_key"] == '{broker_id="3"}'
     assert abs(nearest[0] - live_start) <= 15, nearest[0] - live_start
+
+
+def test_the_rolling_restart_replays_into_no_page(
+    bench_run: BenchRun, replayed: list[tuple[str, float, str, str]]
+) -> None:
+    """Silent live, silent replayed: the controlled shutdowns in the logs open the same
+    maintenance windows. (It is the last scenario: nothing after its start is another's.)"""
+    rolling = bench_run.results["rolling-restart"]
+    assert rolling.injected_at is not None
+    during = [r for r in replayed if r[1] >= rolling.injected_at]
+    assert during == [], during
 
 
 def processes_mentioning(text: str) -> list[str]:
