@@ -72,6 +72,8 @@ def main() -> None:
     parser.add_argument("--warmup", type=float, default=90.0)
     parser.add_argument("--trigger", type=float, default=None, help="job.trigger_interval_s")
     parser.add_argument("--code", type=Path, default=None, help="checkout whose src/ runs")
+    parser.add_argument("--spark-conf", action="append", default=[], metavar="KEY=VALUE",
+                        help="a spark.conf setting for the job (repeatable)")  # fmt: skip
     args = parser.parse_args()
     if args.code is not None:
         os.environ["PYTHONPATH"] = str(args.code.resolve() / "src")
@@ -94,6 +96,11 @@ def main() -> None:
                     ),
                 ),
             )
+            extra = dict(item.split("=", 1) for item in args.spark_conf)
+            if extra:
+                config = dataclasses.replace(
+                    config, spark=dataclasses.replace(config.spark, conf=extra)
+                )
             if args.trigger is not None:
                 config = dataclasses.replace(
                     config, job=dataclasses.replace(config.job, trigger_interval_s=args.trigger)

@@ -78,3 +78,21 @@ def test_spark_redacts_the_jaas_config_that_carries_the_sasl_password() -> None:
     conf = spark_conf(SparkConfig(jars=[]))
     for key in ("spark.redaction.regex", "spark.sql.redaction.options.regex"):
         assert re.search(conf[key].replace("(?i)", ""), "kafka.sasl.jaas.config", re.I), key
+
+
+def test_jvm_options_in_spark_conf_join_the_log_config_instead_of_replacing_it(
+    tmp_path: Path,
+) -> None:
+    from kafka_health.config import SparkConfig
+    from kafka_health.spark.session import spark_conf
+
+    jar = tmp_path / "connector.jar"
+    jar.write_bytes(b"")
+    conf = spark_conf(SparkConfig(jars=[str(jar)], conf={
+        "spark.driver.extraJavaOptions": "-XX:+UseSerialGC", "spark.sql.foo": "bar",
+    }))  # fmt: skip
+    options = conf["spark.driver.extraJavaOptions"].split()
+    assert options[0].startswith("-Dlog4j2.configurationFile=") and options[1:] == [
+        "-XX:+UseSerialGC"
+    ]
+    assert conf["spark.sql.foo"] == "bar"

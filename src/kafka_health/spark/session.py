@@ -82,8 +82,16 @@ def spark_conf(config: SparkConfig) -> dict[str, str]:
 
         jars = ensure_kafka_connector_jars(Path(config.cache_dir), pyspark.__version__)
         conf["spark.jars"] = ",".join(str(j) for j in jars)
-    conf.update(config.conf)
+    for key, value in config.conf.items():
+        if key in JAVA_OPTIONS and key in conf:
+            conf[key] = f"{conf[key]} {value}"  # the user's JVM options beside the log config
+        else:
+            conf[key] = value
     return conf
+
+
+JAVA_OPTIONS = ("spark.driver.extraJavaOptions", "spark.executor.extraJavaOptions")
+"""Settings whose value in ``spark.conf`` is added to the project's, not put in its place."""
 
 
 def build_spark_session(config: SparkConfig) -> SparkSession:
