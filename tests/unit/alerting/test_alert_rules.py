@@ -181,10 +181,10 @@ CASES = [
         {"query": "monitor"}, "absence fires: nothing is reported after the last batch",
     ),
     Case(
-        "18 a broker's server log silent over 300 s", "LogStreamSilent",
-        lambda t: [sig("log_stream_age_seconds", 200, 0, broker_id=3, kind="server")] if t == 0
+        "18 a broker's server log silent over 900 s", "LogStreamSilent",
+        lambda t: [sig("log_stream_age_seconds", 800, 0, broker_id=3, kind="server")] if t == 0
         else [],
-        always(lambda t: sig("log_stream_age_seconds", 295, t, broker_id=3, kind="server")),
+        always(lambda t: sig("log_stream_age_seconds", 895, t, broker_id=3, kind="server")),
         always(lambda t: sig("log_stream_age_seconds", 1, t, broker_id=3, kind="server")),
         {"broker_id": "3", "kind": "server"}, "the age keeps growing when nothing arrives",
     ),
