@@ -14,10 +14,16 @@ from kafka_health.config import JobConfig
 from kafka_health.detectors.inputs import LogEvent
 from kafka_health.detectors.windows import current_window_end_ms, window_start_ms
 
+LOG_CLOCK = "log_clock"
+"""Not a log line: what a replay folds for a step in which the logs wrote nothing. Their clock
+moves on all the same (a failure report leaves the window after ``window_s`` of quiet); a
+live job's log clock instead waits for the next line, whose absence is a silence, not
+health. No detector keeps it."""
+
 WINDOWED_TYPES = (
     "full_gc", "young_gc", "leader_change", "zk_session_expired", "zk_disconnected",
     "controller_change", "broker_failure", "controlled_shutdown", "processor_uncaught_exception",
-    "log_cleaner_died", "not_leader", "min_isr_violation",
+    "log_cleaner_died", "not_leader", "min_isr_violation", LOG_CLOCK,
 )  # fmt: skip
 
 

@@ -646,7 +646,10 @@ class LocalCluster:
             "-XX:InitiatingHeapOccupancyPercent=35",
             "-XX:TieredStopAtLevel=1",
             "-XX:+IgnoreUnrecognizedVMOptions",
-            f"-Xlog:gc*:file={node.gc_log}:time,uptime,level,tags:filecount=10,filesize=20M",
+            # The JVM moves the file aside at every start (gc.log.0, .1, ...) and reuses the
+            # names past filecount: 10 lost a fault suite's early Full GCs to later restarts
+            # (a replay of the run's logs then missed them).
+            f"-Xlog:gc*:file={node.gc_log}:time,uptime,level,tags:filecount=100,filesize=20M",
             "-Djava.awt.headless=true",
             f"-Dkafka.logs.dir={node.log_dir}",
             *logging,

@@ -27,6 +27,7 @@ from kafka_health.alerting.service import AlertService
 from kafka_health.alerting.webhook import DeliveryResult, Notification
 from kafka_health.config import MonitorConfig, ReceiverConfig
 from kafka_health.detectors.inputs import Batch, LogEvent
+from kafka_health.detectors.logwindow import LOG_CLOCK
 from kafka_health.job.board import SignalBoard
 from kafka_health.model import Signal
 
@@ -136,9 +137,10 @@ def replay_events(
                 batch.append(timed[i])
                 i += 1
             clock.now = upto
-            if batch:
-                board.fold(batch_id, Batch(events=batch), now=upto)
-                batch_id += 1
+            if not batch:  # the logs' clock moves on though they wrote nothing
+                batch = [LogEvent(LOG_CLOCK, None, round(upto * 1000))]
+            board.fold(batch_id, Batch(events=batch), now=upto)
+            batch_id += 1
             signals = board.signals()
             service.publish(signals)
             service.step()

@@ -115,3 +115,21 @@ def test_a_threshold_change_is_judged_on_the_same_events(tmp_path: Path) -> None
     found = compare(shipped.notifications, other.notifications)
     assert found["only_rules"] == ['FullGCPauseOverSessionTimeout {broker_id="3"}']
     assert found["rules"][0]["alert"] == "FullGCPauseOverSessionTimeout"
+
+
+def test_two_failures_of_a_broker_two_minutes_apart_in_quiet_logs_are_two_incidents() -> None:
+    """A bench run's logs (2026-11-25): broker 3 killed twice, 110 s apart, the controller's
+    fencing line each time and nothing else in between. With no prober in a replay, a failure
+    holds for the log window; the window must move with the logs' clock, not wait for the
+    next line (which was the next failure: the two replayed as one episode)."""
+    start = ms("2026-11-24 23:00:00.000")
+    events = [
+        LogEvent("broker_failure", "2", start + k * 110_000, subject_broker_id=3) for k in range(2)
+    ]
+    replay = replay_events(events, MonitorConfig(), load_rules(RULES_FILE))
+    starts = sorted({
+        a["starts_at"] for n in replay.notifications for a in n.alerts
+        if a["alertname"] == "BrokerFailed" and a["status"] == "firing"
+    })  # fmt: skip
+    assert len(starts) == 2, starts
+    assert all(0 <= at - start / 1000 - k * 110 <= 2 for k, at in enumerate(starts)), starts
