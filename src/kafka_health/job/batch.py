@@ -36,6 +36,7 @@ from kafka_health.detectors.logwindow import WINDOWED_TYPES
 from kafka_health.detectors.session_timeouts import SESSION_TIMEOUT_EVENT
 from kafka_health.job.own_records import SCHEMAS, check, check_event
 from kafka_health.job.schemas import PROBE_DDL, PROBE_SCHEMA_ID
+from kafka_health.parsing.envelope import VALUE_KEPT_MIN_BYTES
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -53,7 +54,8 @@ DETECTED_TYPES = tuple(
     )
 )
 # A canary outcome or cluster-state record is a few hundred bytes; a bigger one is not ours.
-OWN_RECORD_MAX_BYTES = 65536
+# (The parse keeps at least this much of every raw value: envelope.VALUE_KEPT_MIN_BYTES.)
+OWN_RECORD_MAX_BYTES = VALUE_KEPT_MIN_BYTES
 GROUP_COLUMNS = (
     "tag", "payload", "outcome", "reason", "type", "broker_id", "log_kind", "partition", "offset",
 )  # fmt: skip
@@ -186,9 +188,12 @@ def with_driver_columns(parsed: DataFrame, config: MonitorConfig) -> DataFrame:
     topics = config.topics
     topic = F.col("source_topic")
     is_log = topic == topics.broker_logs
-    own = topic.isin(topics.canary_results, topics.cluster_state) & (
-        F.octet_length("source_value") <= OWN_RECORD_MAX_BYTES
+    size = (
+        F.col("source_value_bytes")
+        if "source_value_bytes" in parsed.columns
+        else F.octet_length("source_value")
     )
+    own = topic.isin(topics.canary_results, topics.cluster_state) & (size <= OWN_RECORD_MAX_BYTES)
     is_event = is_log & (F.col("outcome") == "event") & F.col("type").isin(*DETECTED_TYPES)
     event_json = F.to_json(F.struct(*EVENT_COLUMNS))
     return parsed.select(

@@ -59,9 +59,12 @@ def dead_letters(parsed: DataFrame, config: DeadLetterConfig | None = None) -> D
         if name not in df.columns and name != "value_bytes":
             df = df.withColumn(name, F.lit(None))
     value = F.col("source_value")
+    size = (
+        F.col("source_value_bytes") if "source_value_bytes" in df.columns else F.octet_length(value)
+    )
     return df.select(
         *[c for c in DEAD_LETTER_COLUMNS if c not in ("value_bytes", "source_value")],
-        F.octet_length(value).alias("value_bytes"),
+        size.alias("value_bytes"),
         F.substring(value, 1, config.max_value_bytes).alias("source_value"),
     ).select(*DEAD_LETTER_COLUMNS)
 

@@ -71,6 +71,29 @@ def first_path(doc: Column, paths: list[str], layouts: bool = False) -> Column:
     return F.coalesce(*found) if len(found) > 1 else found[0]
 
 
+VALUE_KEPT_MIN_BYTES = 65_536
+"""The raw value is kept to at least this (the job's own records' limit) past decoding."""
+
+PATHS_PER_STAGE = 3
+"""Envelope paths read in one stage: five nested paths in one expression made an 8.2 KB
+method, past what HotSpot's JIT compiles (8,000 bytes)."""
+
+
+def with_first_path(
+    df: DataFrame, out: str, doc: Column, paths: list[str], when: Column, name: str
+) -> DataFrame:
+    """``df`` with ``out``: :func:`first_path` where ``when`` holds, read a few paths per
+    stage (the first found wins, as in one ``coalesce``)."""
+    from pyspark.sql import functions as F
+
+    df = df.withColumn(out, F.lit(None).cast("string"))
+    for start in range(0, len(paths), PATHS_PER_STAGE):
+        part = first_path(doc, paths[start : start + PATHS_PER_STAGE])
+        df = df.withColumn(out, F.coalesce(F.col(out), F.when(when, part)))
+        df = end_stage(df, f"{name}_{start // PATHS_PER_STAGE}")
+    return df
+
+
 def kind_from_file(file: Column) -> Column:
     """server / controller / state-change / gc from a log file name; null when unknown."""
     from pyspark.sql import functions as F
@@ -102,7 +125,8 @@ def decode_records(records: DataFrame, config: ParsingConfig | None = None) -> D
     """Kafka source rows (key, value, topic, partition, offset, timestamp) -> entries.
 
     Output: ``message``, ``broker_id``, ``host``, ``file``, ``kind``, ``envelope``,
-    ``bad_reason``, ``n_lines`` and the source columns renamed ``source_*``.
+    ``bad_reason``, ``n_lines`` and the source columns renamed ``source_*``; ``source_value``
+    cut to what dead letters and own records use, ``source_value_bytes`` its full size.
     """
     from pyspark.sql import functions as F
 
@@ -120,7 +144,14 @@ def decode_records(records: DataFrame, config: ParsingConfig | None = None) -> D
     )
     size = F.coalesce(F.octet_length(value), F.lit(0))
     text = F.when(size <= config.max_entry_bytes, value.cast("string"))
-    df = df.withColumns({"_size": size, "_text": text})
+    # Past the text, the raw value serves only dead letters (cut to max_value_bytes) and the
+    # job's own records (at most 64 KB): carried whole through every stage of the parse, a
+    # 10 MB record took 10 MB in each stage's row buffer and the heap ran out.
+    kept = max(config.dead_letter.max_value_bytes, VALUE_KEPT_MIN_BYTES)
+    df = df.withColumns({
+        "_size": size, "_text": text, "source_value_bytes": size,
+        "source_value": F.when(size > kept, F.substring(value, 1, kept)).otherwise(value),
+    })  # fmt: skip
     df = end_stage(df, "decode_text")
     t = F.col("_text")
     pre_bad = (
@@ -162,24 +193,24 @@ def decode_records(records: DataFrame, config: ParsingConfig | None = None) -> D
         key_broker = key_host = F.lit(None).cast("string")
     else:
         key_broker, key_host = F.when(key_is_id, F.trim(key)), F.when(~key_is_id, key)
-    df = df.withColumn("file", F.when(is_json_ok, first_path(d, fields.file)))
+    # Small stages: in one projection these fields made a 20 KB method, past what HotSpot's
+    # JIT compiles (8,000 bytes), so it ran interpreted.
+    df = df.withColumns({"message": message, "bad_reason": bad})
+    df = end_stage(df, "decode_message")
+    df = with_first_path(df, "file", d, fields.file, is_json_ok, "decode_file")
+    broker_id = F.coalesce(F.when(is_json_ok, first_path(d, fields.broker_id)), key_broker)
+    df = end_stage(df.withColumn("broker_id", broker_id), "decode_broker")
+    host = F.coalesce(F.when(is_json_ok, first_path(d, fields.host)), key_host)
+    df = end_stage(df.withColumn("host", host), "decode_host")
     kind = F.coalesce(
         F.lower(F.when(is_json_ok, first_path(d, fields.kind))), kind_from_file(F.col("file"))
     )
-    df = df.withColumns(
-        {
-            "message": message,
-            "bad_reason": bad,
-            "broker_id": F.coalesce(
-                F.when(is_json_ok, first_path(d, fields.broker_id)), key_broker
-            ),
-            "host": F.coalesce(F.when(is_json_ok, first_path(d, fields.host)), key_host),
-            "kind": kind,
-            "envelope": F.when(is_json_ok, envelope_name(d)).when(
-                F.col("_pre_bad").isNull() & ~F.col("_is_json"), "raw"
-            ),
-        }
-    )
+    df = df.withColumns({
+        "kind": kind,
+        "envelope": F.when(is_json_ok, envelope_name(d)).when(
+            F.col("_pre_bad").isNull() & ~F.col("_is_json"), "raw"
+        ),
+    })  # fmt: skip
     msg = F.coalesce(F.col("message"), F.lit(""))
     n_lines = F.greatest(F.lit(1), F.size(F.split(msg, "\n")))
     df = df.withColumn("n_lines", n_lines)

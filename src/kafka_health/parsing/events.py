@@ -12,7 +12,7 @@ bad-input reason; for ``malformed`` the event it looked like), ``type`` and the 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 from kafka_health.config import ParsingConfig
 from kafka_health.parsing import patterns as P
@@ -157,6 +157,20 @@ def _first_match(cases: list[tuple[Column, Column]]) -> Column:
     return expr
 
 
+MATCH_CHUNK = 12
+"""Patterns per match stage (their regexes in one CASE)."""
+TRIGGER_CHUNK = 30
+GROUPS_CHUNK = 12
+FIELDS_CHUNK = 3
+"""Event fields per projection stage."""
+
+_T = TypeVar("_T")
+
+
+def _chunks(items: list[_T], size: int) -> list[list[_T]]:
+    return [items[i : i + size] for i in range(0, len(items), size)]
+
+
 def _pick(pid: Column, cases: list[tuple[int, Column]]) -> Column:
     """CASE pid WHEN i THEN expr_i ... END, null when no case (or no pattern) applies."""
     from pyspark.sql import functions as F
@@ -231,29 +245,40 @@ def parse_entries(
     df = df.withColumn("_maybe", F.col("_usable") & b.rlike(any_trigger))
     df = end_stage(df, "parse_trigger")
     maybe = F.col("_maybe")
-    pid = _first_match(
-        [(allowed(p) & text(p).rlike(p.java_regex()), F.lit(i)) for i, p in enumerate(patterns)]
-    )
-    suspect = _first_match(
-        [(allowed(p) & text(p).rlike(p.trigger), F.lit(p.event)) for p in patterns]
-    )
-    df = df.withColumn("_pid", F.when(maybe, pid))
-    df = df.withColumn("_suspect", F.when(maybe & F.col("_pid").isNull(), suspect))
-    df = end_stage(df, "parse_match")
+    # The patterns in chunks, a stage each: the first chunk that matches wins, as one CASE
+    # would, but no stage's generated method outgrows what HotSpot compiles (8,000 bytes).
+    numbered = list(enumerate(patterns))
+    df = df.withColumn("_pid", F.lit(None).cast("int"))
+    for k, chunk in enumerate(_chunks(numbered, MATCH_CHUNK)):
+        found = _first_match(
+            [(allowed(p) & text(p).rlike(p.java_regex()), F.lit(i)) for i, p in chunk]
+        )
+        df = df.withColumn("_pid", F.when(maybe, F.coalesce(F.col("_pid"), found)))
+        df = end_stage(df, f"parse_match_{k}")
     pid_col = F.col("_pid")
+    unmatched = maybe & pid_col.isNull()
+    df = df.withColumn("_suspect", F.lit(None).cast("string"))
+    for k, chunk in enumerate(_chunks(numbered, TRIGGER_CHUNK)):
+        found = _first_match([(allowed(p) & text(p).rlike(p.trigger), F.lit(p.event))
+                              for _i, p in chunk])  # fmt: skip
+        df = df.withColumn("_suspect", F.when(unmatched, F.coalesce(F.col("_suspect"), found)))
+        df = end_stage(df, f"parse_suspect_{k}")
 
     # One regexp_replace per pattern (only the matching one runs) turns the entry into
     # "name\x02value\x01name\x02value..." of its named groups: one small expression per
     # pattern instead of one per group, so the generated code stays within the JVM's limits.
-    templates = [(i, p, _group_template(p)) for i, p in enumerate(patterns)]
-    extracted = _pick(
-        pid_col,
-        [
-            (i, F.regexp_replace(text(p), _whole_entry(p), template))
-            for i, p, template in templates
-            if template
-        ],
-    )
+    templates = [(i, p, _group_template(p)) for i, p in numbered]
+    cases = [
+        (i, F.regexp_replace(text(p), _whole_entry(p), template))
+        for i, p, template in templates
+        if template
+    ]
+    df = df.withColumn("_extracted", F.lit(None).cast("string"))
+    for k, case_chunk in enumerate(_chunks(cases, GROUPS_CHUNK)):
+        picked = _pick(pid_col, case_chunk)
+        df = df.withColumn("_extracted", F.coalesce(F.col("_extracted"), picked))
+        df = end_stage(df, f"parse_groups_{k}")
+    extracted = F.col("_extracted")
     df = df.withColumn("_groups", F.str_to_map(extracted, F.lit("\x01"), F.lit("\x02")))
     df = end_stage(df, "parse_groups")
     names = sorted({n for p in patterns for n in p.group_index()})
@@ -348,8 +373,10 @@ def parse_entries(
         "uptime_s": F.when(pid_col.isNotNull() & is_gc, uptime),
         "session_timeout_ms": _int(g("session_timeout")),
     }
-    df = df.withColumns(fields)
-    df = end_stage(df, "parse_fields")
+    names_in_order = list(fields)
+    for k, part in enumerate(_chunks(names_in_order, FIELDS_CHUNK)):
+        df = df.withColumns({name: fields[name] for name in part})
+        df = end_stage(df, f"parse_fields_{k}")
     df = df.withColumn(
         "event_ms",
         F.when(
