@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from kafka_health.config import ParsingConfig
 from kafka_health.parsing.jsonlayout import is_layout_record
-from kafka_health.spark.stages import end_stage
+from kafka_health.spark.stages import chunks, coalesce_in_stages, end_stage
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
@@ -77,21 +77,6 @@ VALUE_KEPT_MIN_BYTES = 65_536
 PATHS_PER_STAGE = 3
 """Envelope paths read in one stage: five nested paths in one expression made an 8.2 KB
 method, past what HotSpot's JIT compiles (8,000 bytes)."""
-
-
-def with_first_path(
-    df: DataFrame, out: str, doc: Column, paths: list[str], when: Column, name: str
-) -> DataFrame:
-    """``df`` with ``out``: :func:`first_path` where ``when`` holds, read a few paths per
-    stage (the first found wins, as in one ``coalesce``)."""
-    from pyspark.sql import functions as F
-
-    df = df.withColumn(out, F.lit(None).cast("string"))
-    for start in range(0, len(paths), PATHS_PER_STAGE):
-        part = first_path(doc, paths[start : start + PATHS_PER_STAGE])
-        df = df.withColumn(out, F.coalesce(F.col(out), F.when(when, part)))
-        df = end_stage(df, f"{name}_{start // PATHS_PER_STAGE}")
-    return df
 
 
 def kind_from_file(file: Column) -> Column:
@@ -197,7 +182,10 @@ def decode_records(records: DataFrame, config: ParsingConfig | None = None) -> D
     # JIT compiles (8,000 bytes), so it ran interpreted.
     df = df.withColumns({"message": message, "bad_reason": bad})
     df = end_stage(df, "decode_message")
-    df = with_first_path(df, "file", d, fields.file, is_json_ok, "decode_file")
+    file_parts = [
+        F.when(is_json_ok, first_path(d, part)) for part in chunks(fields.file, PATHS_PER_STAGE)
+    ]
+    df = coalesce_in_stages(df, "file", file_parts, "decode_file")
     broker_id = F.coalesce(F.when(is_json_ok, first_path(d, fields.broker_id)), key_broker)
     df = end_stage(df.withColumn("broker_id", broker_id), "decode_broker")
     host = F.coalesce(F.when(is_json_ok, first_path(d, fields.host)), key_host)

@@ -12,12 +12,12 @@ bad-input reason; for ``malformed`` the event it looked like), ``type`` and the 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal, TypeVar
+from typing import TYPE_CHECKING, Literal
 
 from kafka_health.config import ParsingConfig
 from kafka_health.parsing import patterns as P
 from kafka_health.parsing.jsonlayout import with_layout_text
-from kafka_health.spark.stages import end_stage
+from kafka_health.spark.stages import chunks, coalesce_in_stages, end_stage
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
@@ -160,15 +160,11 @@ def _first_match(cases: list[tuple[Column, Column]]) -> Column:
 MATCH_CHUNK = 12
 """Patterns per match stage (their regexes in one CASE)."""
 TRIGGER_CHUNK = 30
+"""Patterns per suspect stage (their triggers in one CASE)."""
 GROUPS_CHUNK = 12
+"""Patterns per group-extraction stage."""
 FIELDS_CHUNK = 3
 """Event fields per projection stage."""
-
-_T = TypeVar("_T")
-
-
-def _chunks(items: list[_T], size: int) -> list[list[_T]]:
-    return [items[i : i + size] for i in range(0, len(items), size)]
 
 
 def _pick(pid: Column, cases: list[tuple[int, Column]]) -> Column:
@@ -248,21 +244,22 @@ def parse_entries(
     # The patterns in chunks, a stage each: the first chunk that matches wins, as one CASE
     # would, but no stage's generated method outgrows what HotSpot compiles (8,000 bytes).
     numbered = list(enumerate(patterns))
-    df = df.withColumn("_pid", F.lit(None).cast("int"))
-    for k, chunk in enumerate(_chunks(numbered, MATCH_CHUNK)):
-        found = _first_match(
+    matches = [
+        F.when(maybe, _first_match(
             [(allowed(p) & text(p).rlike(p.java_regex()), F.lit(i)) for i, p in chunk]
-        )
-        df = df.withColumn("_pid", F.when(maybe, F.coalesce(F.col("_pid"), found)))
-        df = end_stage(df, f"parse_match_{k}")
+        ))
+        for chunk in chunks(numbered, MATCH_CHUNK)
+    ]  # fmt: skip
+    df = coalesce_in_stages(df, "_pid", matches, "parse_match", "int")
     pid_col = F.col("_pid")
     unmatched = maybe & pid_col.isNull()
-    df = df.withColumn("_suspect", F.lit(None).cast("string"))
-    for k, chunk in enumerate(_chunks(numbered, TRIGGER_CHUNK)):
-        found = _first_match([(allowed(p) & text(p).rlike(p.trigger), F.lit(p.event))
-                              for _i, p in chunk])  # fmt: skip
-        df = df.withColumn("_suspect", F.when(unmatched, F.coalesce(F.col("_suspect"), found)))
-        df = end_stage(df, f"parse_suspect_{k}")
+    suspects = [
+        F.when(unmatched, _first_match(
+            [(allowed(p) & text(p).rlike(p.trigger), F.lit(p.event)) for _i, p in chunk]
+        ))
+        for chunk in chunks(numbered, TRIGGER_CHUNK)
+    ]  # fmt: skip
+    df = coalesce_in_stages(df, "_suspect", suspects, "parse_suspect")
 
     # One regexp_replace per pattern (only the matching one runs) turns the entry into
     # "name\x02value\x01name\x02value..." of its named groups: one small expression per
@@ -273,11 +270,8 @@ def parse_entries(
         for i, p, template in templates
         if template
     ]
-    df = df.withColumn("_extracted", F.lit(None).cast("string"))
-    for k, case_chunk in enumerate(_chunks(cases, GROUPS_CHUNK)):
-        picked = _pick(pid_col, case_chunk)
-        df = df.withColumn("_extracted", F.coalesce(F.col("_extracted"), picked))
-        df = end_stage(df, f"parse_groups_{k}")
+    picks = [_pick(pid_col, part) for part in chunks(cases, GROUPS_CHUNK)]
+    df = coalesce_in_stages(df, "_extracted", picks, "parse_groups")
     extracted = F.col("_extracted")
     df = df.withColumn("_groups", F.str_to_map(extracted, F.lit("\x01"), F.lit("\x02")))
     df = end_stage(df, "parse_groups")
@@ -374,7 +368,7 @@ def parse_entries(
         "session_timeout_ms": _int(g("session_timeout")),
     }
     names_in_order = list(fields)
-    for k, part in enumerate(_chunks(names_in_order, FIELDS_CHUNK)):
+    for k, part in enumerate(chunks(names_in_order, FIELDS_CHUNK)):
         df = df.withColumns({name: fields[name] for name in part})
         df = end_stage(df, f"parse_fields_{k}")
     df = df.withColumn(

@@ -13,10 +13,13 @@ rows that pass (one counter per row), which Spark reports with each batch.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame
+    from pyspark.sql import Column, DataFrame
+
+_T = TypeVar("_T")
 
 
 def end_stage(df: DataFrame, name: str) -> DataFrame:
@@ -25,3 +28,23 @@ def end_stage(df: DataFrame, name: str) -> DataFrame:
     from pyspark.sql import functions as F
 
     return df.observe(f"stage_{name}", F.count(F.lit(1)).alias("rows"))
+
+
+def chunks(items: Sequence[_T], size: int) -> list[list[_T]]:
+    """``items`` in runs of ``size`` (the last one shorter)."""
+    return [list(items[i : i + size]) for i in range(0, len(items), size)]
+
+
+def coalesce_in_stages(
+    df: DataFrame, out: str, parts: Sequence[Column], name: str, data_type: str = "string"
+) -> DataFrame:
+    """``df`` with ``out``: the first of ``parts`` that is not null, as one ``coalesce`` gives
+    it, but each part computed in a stage of its own (``name_0``, ``name_1``, ...): a big
+    ``coalesce`` in one projection makes a method HotSpot's JIT does not compile (over
+    8,000 bytes), and a later part is not evaluated once an earlier one gave a value."""
+    from pyspark.sql import functions as F
+
+    df = df.withColumn(out, F.lit(None).cast(data_type))
+    for k, part in enumerate(parts):
+        df = end_stage(df.withColumn(out, F.coalesce(F.col(out), part)), f"{name}_{k}")
+    return df
