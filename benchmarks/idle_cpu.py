@@ -66,6 +66,11 @@ def cpu_ticks(pids: list[int]) -> int:
     return total
 
 
+def compiles(samples: dict[tuple[str, tuple[tuple[str, str], ...]], float]) -> float:
+    """The job's ``kafka_health_job_codegen_compiles_total`` (NaN when not exported)."""
+    return samples.get(("kafka_health_job_codegen_compiles_total", ()), float("nan"))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=180.0)
@@ -113,6 +118,7 @@ def main() -> None:
             pids = tree(run)
             start_ticks, started = cpu_ticks(pids), time.monotonic()
             start_each = {pid: cpu_ticks([pid]) for pid in pids}
+            compiles_before = compiles(scrape(port))
             durations: dict[str, list[float]] = {}
             phases: dict[tuple[str, str], list[float]] = {}
             last_at: dict[tuple[tuple[str, str], ...], float] = {}
@@ -144,6 +150,9 @@ def main() -> None:
             for pid in pids:
                 each = (cpu_ticks([pid]) - start_each[pid]) / TICK / elapsed
                 print(f"  {process_name(pid)} (pid {pid}): {each:.2f} cores")
+            compiled = compiles(scrape(port))
+            print(f"generated classes compiled by the driver: {compiled - compiles_before:.0f} "
+                  f"while measured, {compiled:.0f} since the start")  # fmt: skip
             for query, seen in sorted(durations.items()):
                 ordered = sorted(seen)
                 p95 = ordered[max(0, round(0.95 * len(ordered)) - 1)]

@@ -19,6 +19,7 @@ from kafka_health.alerting.service import AlertService
 from kafka_health.canary.metrics import CanaryMetrics
 from kafka_health.cluster_state.prober import ClusterStateMetrics
 from kafka_health.config import MonitorConfig, from_mapping
+from kafka_health.job.codegen import CodegenCompiles
 from kafka_health.job.health import JobHealth
 from kafka_health.job.parse_counts import ParseCounts
 from kafka_health.job.rejected_counts import RejectedCounts
@@ -228,7 +229,8 @@ def job_config(state_dir: Path, cluster: str = "local", **alerting: Any) -> Moni
 def job_registry(config: MonitorConfig) -> tuple[AlertService, JobHealth, ParseCounts]:
     """The job's /metrics registry, wired by the job's own ``build_sinks``."""
     job = SimpleNamespace(
-        health=JobHealth(), parse_counts=ParseCounts(), rejected_counts=RejectedCounts()
+        health=JobHealth(), parse_counts=ParseCounts(), rejected_counts=RejectedCounts(),
+        codegen_compiles=CodegenCompiles(lambda: 85),
     )
     sinks = build_sinks(config, job)  # type: ignore[arg-type]
     assert len(sinks) == 1 and isinstance(sinks[0], AlertService)

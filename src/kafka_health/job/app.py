@@ -40,6 +40,7 @@ from kafka_health.job.batch import (
     rejected_letters,
 )
 from kafka_health.job.board import CANARY_QUERY, MONITOR_QUERY, SignalBoard, stale_after
+from kafka_health.job.codegen import CodegenCompiles, driver_compiles
 from kafka_health.job.health import JobHealth, classify_error, make_listener
 from kafka_health.job.intervals import interval, interval_ms
 from kafka_health.job.parse_counts import ParseCounts
@@ -94,6 +95,7 @@ class MonitorJob:
         self.health = JobHealth()
         self.parse_counts = ParseCounts()
         self.rejected_counts = RejectedCounts()
+        self.codegen_compiles = CodegenCompiles(driver_compiles(spark))
         self.sinks = list(sinks)
         checkpoints = Path(config.spark.checkpoint_dir).expanduser() / config.cluster_name
         self.checkpoint = checkpoints / QUERY

@@ -34,5 +34,6 @@ def build_sinks(config: MonitorConfig, job: MonitorJob) -> list[Sink]:
     alerts.registry.register(job.health)
     alerts.registry.register(job.parse_counts)
     alerts.registry.register(job.rejected_counts)
+    alerts.registry.register(job.codegen_compiles)
     job.health.add_start_hook(alerts.watch_query)
     return [alerts]

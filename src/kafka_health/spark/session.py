@@ -38,6 +38,17 @@ def prepare_environment() -> None:
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
 
 
+CODEGEN_CACHE_ENTRIES = 1000
+"""Spark's cache of compiled generated classes (``spark.sql.codegen.cache.maxEntries``; 100
+by default). Every batch of a streaming query generates its code again and compiles what the
+cache does not hold. The cache is Guava's, in 4 segments that evict on their own, so at 100 a
+segment holds 25; the job compiles 85 classes (both queries, measured), and whenever more than
+25 of them hash to one segment each batch evicts and compiles again what the next one needs.
+Which ones do depends on the generated source, different in each run: one idle run of the job
+spent 28 % of its CPU samples compiling, the next none (:mod:`kafka_health.job.codegen`,
+BENCHMARKS.md). At 1000 each segment holds 250. The cache only holds classes the job
+generated, so a larger bound costs nothing until they exist."""
+
 REDACTION_REGEX = r"(?i)secret|password|token|access[.]?key|jaas"
 """Spark's default (``secret|password|token|access[.]?key``) plus ``jaas``."""
 OPTIONS_REDACTION_REGEX = r"(?i)url|jaas|password|secret|token"
@@ -55,6 +66,7 @@ def spark_conf(config: SparkConfig) -> dict[str, str]:
         "spark.sql.streaming.stateStore.providerClass": ROCKSDB_PROVIDER,
         "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled": "true",
         "spark.ui.enabled": "false",
+        "spark.sql.codegen.cache.maxEntries": str(CODEGEN_CACHE_ENTRIES),
         "spark.ui.showConsoleProgress": "false",
         "spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile={log_config}",
         "spark.executor.extraJavaOptions": f"-Dlog4j2.configurationFile={log_config}",
