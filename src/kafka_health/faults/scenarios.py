@@ -14,6 +14,7 @@ as in the seeds) a freeze or a long GC pause becomes a ZooKeeper session expiry.
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -197,6 +198,29 @@ def _monitor_kill(ctx: FaultContext) -> None:
 
 
 JOB_BACK_S = 60.0
+JOB_KILLS = 10
+JOB_KILL_AFTER_S = (1.0, 35.0)
+"""Each kill comes this long after the job's (re)start, drawn uniformly: before 20-25 s
+Spark is still starting (the alert service may be sending its backlog), after it batches run."""
+JOB_KILLS_SEED = 15
+
+
+def _monitor_kills(ctx: FaultContext) -> None:
+    """Two brokers down; once the page came, SIGKILL `kafka-health run` ten times at random
+    points of its life (seeded), starting it again each time; then let it run."""
+    assert ctx.monitor is not None
+    _two_down(ctx)
+    page = ctx.wait_for_firing(DEFAULT_BOUND_S)
+    ctx.notes["paged_before_kill"] = page is not None
+    draw = random.Random(JOB_KILLS_SEED)
+    kills: list[float] = []
+    for _ in range(JOB_KILLS):
+        time.sleep(draw.uniform(*JOB_KILL_AFTER_S))
+        ctx.monitor.kill("run")
+        kills.append(round(time.time() - ctx.injected_at, 1))
+        ctx.monitor.start_part("run", ctx.config_file)
+    ctx.notes["job_killed_after_s"] = kills
+    time.sleep(JOB_BACK_S)  # the last start sees the brokers still down
 
 
 def _monitor_restore(ctx: FaultContext) -> None:
@@ -323,6 +347,19 @@ SCENARIOS: dict[str, Scenario] = {
             (2, 3),
             ("BrokerFailed", "CanaryWriteFailure", "UnderMinIsr", "ClusterUnreachable"),
             _monitor_kill,
+            _monitor_restore,
+            allowed=SYMPTOMS + BLIND_ALERTS,
+            hold_s=0.0,
+            needs_monitor_processes=True,
+        ),
+        Scenario(
+            "monitor-kills",
+            f"brokers 2 and 3 down; SIGKILL `kafka-health run` {JOB_KILLS} times at random "
+            "points (Spark starting, batches running, notifications leaving), starting it again "
+            "each time: no duplicate page, no lost one, the resolution arrives",
+            (2, 3),
+            ("BrokerFailed", "CanaryWriteFailure", "UnderMinIsr", "ClusterUnreachable"),
+            _monitor_kills,
             _monitor_restore,
             allowed=SYMPTOMS + BLIND_ALERTS,
             hold_s=0.0,

@@ -142,7 +142,7 @@ def test_summary_counts_missed_unexpected_and_duplicates() -> None:
 def test_every_scenario_names_what_it_expects() -> None:
     wanted = {
         "broker-kill", "broker-freeze", "gc-pause", "two-brokers-down", "cluster-down",
-        "acks1-loss", "rolling-restart", "receiver-outage", "monitor-kill",
+        "acks1-loss", "rolling-restart", "receiver-outage", "monitor-kill", "monitor-kills",
     }  # fmt: skip
     assert set(SCENARIOS) == wanted
     assert list(SCENARIOS)[-1] == "rolling-restart"
