@@ -60,10 +60,10 @@ def test_a_warm_job_compiles_no_generated_code_per_batch(
             send_round(config, traffic)
             wait_for(lambda: job.board.batch_id > last, 120, "the round's batch")
 
-        for _ in range(3):  # warm: every class the batches need is generated and cached
+        for _ in range(2):  # warm: every class the batches need is generated and cached
             after_a_batch()
         warm = compiled()
-        for _ in range(5):
+        for _ in range(3):
             after_a_batch()
         assert compiled() - warm == 0, "a warm batch compiled generated code again"
         assert warm > 0, "nothing was ever compiled: the reader does not read Spark's count"

@@ -8,65 +8,29 @@ import json
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pyspark
 import pytest
 
 from kafka_health.config import dump_redacted
-from kafka_health.devcluster.cluster import free_ports, wait_for_port
 from kafka_health.job.main import run_once
+from kafka_health.spark.standalone import spark_home, standalone_cluster
 from tests.spark.job_support import create_topics, job_config, produce
 from tests.spark.test_job_canary_signals import outcome, slot_start
 
 pytestmark = [pytest.mark.integration, pytest.mark.spark]
 
 REPO = Path(__file__).resolve().parents[2]
-SPARK_HOME = Path(pyspark.__file__).parent
+SPARK_HOME = spark_home()
 
 
 @pytest.fixture
 def standalone_master(tmp_path: Path) -> Iterator[str]:
     """A Spark standalone master and one worker (1 core) from the pyspark installation."""
-    port, ui, worker_ui = free_ports(3)
-    env = {
-        **os.environ,
-        "SPARK_LOCAL_IP": "127.0.0.1",
-        "SPARK_HOME": str(SPARK_HOME),
-        "SPARK_WORKER_DIR": str(tmp_path / "work"),
-        "PYSPARK_PYTHON": sys.executable,
-    }
-    spark_class = str(SPARK_HOME / "bin" / "spark-class")
-    master_url = f"spark://127.0.0.1:{port}"
-    logs = [open(tmp_path / n, "w") for n in ("master.log", "worker.log")]  # noqa: SIM115
-    master = subprocess.Popen(
-        [spark_class, "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
-         "--port", str(port), "--webui-port", str(ui)],
-        env=env, stdout=logs[0], stderr=subprocess.STDOUT,
-    )  # fmt: skip
-    worker = None
-    try:
-        wait_for_port(port, 120)
-        worker = subprocess.Popen(
-            [spark_class, "org.apache.spark.deploy.worker.Worker", "--host", "127.0.0.1",
-             "--cores", "1", "--memory", "1g", "--webui-port", str(worker_ui), master_url],
-            env=env, stdout=logs[1], stderr=subprocess.STDOUT,
-        )  # fmt: skip
-        deadline = time.monotonic() + 120
-        while "Successfully registered with master" not in (tmp_path / "worker.log").read_text():
-            assert time.monotonic() < deadline, (tmp_path / "worker.log").read_text()[-2000:]
-            time.sleep(0.5)
+    with standalone_cluster(tmp_path / "standalone", workers=1) as master_url:
         yield master_url
-    finally:
-        for process in (worker, master):
-            if process is not None:
-                process.terminate()
-                process.wait(timeout=60)
-        for log in logs:
-            log.close()
 
 
 def signature(signals: list[dict[str, Any]]) -> list[tuple[Any, ...]]:

@@ -229,7 +229,9 @@ def job_config(state_dir: Path, cluster: str = "local", **alerting: Any) -> Moni
 def job_registry(config: MonitorConfig) -> tuple[AlertService, JobHealth, ParseCounts]:
     """The job's /metrics registry, wired by the job's own ``build_sinks``."""
     job = SimpleNamespace(
-        health=JobHealth(), parse_counts=ParseCounts(), rejected_counts=RejectedCounts(),
+        health=JobHealth(),
+        parse_counts=ParseCounts(),
+        rejected_counts=RejectedCounts(),
         codegen_compiles=CodegenCompiles(lambda: 85),
     )
     sinks = build_sinks(config, job)  # type: ignore[arg-type]

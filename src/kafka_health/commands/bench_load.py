@@ -5,8 +5,10 @@ records per second against the machine's limit and a plain-Python monitor)."""
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
+import tempfile
 import threading
 from pathlib import Path
 from typing import Any
@@ -92,6 +94,10 @@ def add_throughput_arguments(sub: Any) -> None:
     tp.add_argument("--sustained-seconds", type=float, default=90.0)
     tp.add_argument("--seed", type=int, default=1)
     tp.add_argument("--bootstrap", help="an existing Kafka (default: a local one, started)")
+    tp.add_argument("--master", help="run Spark on this cluster (default: local[2])")
+    tp.add_argument("--standalone-workers", type=int, default=0, metavar="N",
+                    help="start a Spark standalone master and N 1-core workers here and run "
+                    "on them")  # fmt: skip
     tp.add_argument("--json", type=Path, help="write the figures here")
 
 
@@ -105,7 +111,18 @@ def run_throughput_command(args: argparse.Namespace) -> int:
         sustained_seconds=args.sustained_seconds, seed=args.seed,
     )  # fmt: skip
     bootstrap = args.bootstrap.split(",") if args.bootstrap else None
-    figures = run_throughput(plan, say=lambda line: print(line, flush=True), bootstrap=bootstrap)
+    say = functools.partial(print, flush=True)
+    if args.standalone_workers > 0:
+        from kafka_health.spark.standalone import standalone_cluster
+
+        with (
+            tempfile.TemporaryDirectory(prefix="kafka-health-standalone-") as workdir,
+            standalone_cluster(Path(workdir), workers=args.standalone_workers, memory="2g") as url,
+        ):
+            say(f"a standalone master and {args.standalone_workers} 1-core workers at {url}")
+            figures = run_throughput(plan, say=say, bootstrap=bootstrap, master=url)
+    else:
+        figures = run_throughput(plan, say=say, bootstrap=bootstrap, master=args.master)
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2) + "\n")
     return 0

@@ -34,6 +34,9 @@ class JobConfig:
     restart_backoff_initial_s: float = 2.0
     restart_backoff_max_s: float = 60.0
     stop_timeout_s: float = 30.0
+    source_timeout_s: float = 5.0
+    """Request and API timeout of the job's Kafka sources: how long one offset lookup or
+    fetch waits on a dead or hung leader before Spark's retry looks the partition up again."""
     stale_after_s: dict[str, float] = field(default_factory=dict)
     """Per source (canary, cluster_state, canary_topic): newest observation older than this is
     stale. Not listed: canary and cluster_state two trigger intervals plus three of the
@@ -54,7 +57,7 @@ class JobConfig:
             "canary_trigger_interval_s", "canary_silence_s", "loss_grace_s",
             "loss_report_window_s", "coordinator_load_stuck_s", "log_silence_s",
             "isr_expire_after_s", "restart_backoff_initial_s", "restart_backoff_max_s",
-            "stop_timeout_s",
+            "stop_timeout_s", "source_timeout_s",
         )  # fmt: skip
         for name in positive:
             if getattr(self, name) <= 0:

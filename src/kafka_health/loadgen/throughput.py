@@ -192,10 +192,24 @@ def sustained(
     return [p.batchDuration / 1000 for p in batches[len(batches) // 3 :]]
 
 
+def spark_config(checkpoints: Path, master: str | None) -> SparkConfig:
+    """Local ``local[2]`` by default; on a cluster, executors of 1 GB (a worker's default) and
+    checkpoints in a folder of this machine, which every worker here sees."""
+    if master is None:
+        return SparkConfig(checkpoint_dir=str(checkpoints))
+    return SparkConfig(
+        master=master, checkpoint_dir=str(checkpoints), conf={"spark.executor.memory": "1g"}
+    )
+
+
 def run_throughput(
-    plan: ThroughputPlan, say: Callable[[str], None] = print, bootstrap: list[str] | None = None
+    plan: ThroughputPlan,
+    say: Callable[[str], None] = print,
+    bootstrap: list[str] | None = None,
+    master: str | None = None,
 ) -> dict[str, Any]:
-    """The whole benchmark on a local 1-broker Kafka (or ``bootstrap``); the JSON figures."""
+    """The whole benchmark on a local 1-broker Kafka (or ``bootstrap``), Spark on ``local[2]``
+    (or the cluster at ``master``: executors of 1 GB); the JSON figures."""
     from kafka_health.devcluster import ClusterSpec, LocalCluster
     from kafka_health.job.app import MonitorJob
     from kafka_health.spark import build_spark_session
@@ -210,7 +224,7 @@ def run_throughput(
             config = dataclasses.replace(
                 MonitorConfig().with_bootstrap(bootstrap),
                 topics=TopicsConfig(),
-                spark=SparkConfig(checkpoint_dir=str(tmp / "checkpoints")),
+                spark=spark_config(tmp / "checkpoints", master),
                 job=JobConfig(starting_offsets="earliest"),
             )
             config_file = write_config(config, tmp / "monitor.yaml")
@@ -219,6 +233,8 @@ def run_throughput(
                 "records/s")  # fmt: skip
             records = fill(config, Traffic(plan.shape, config.topics, plan.seed), plan)
             spark = build_spark_session(config.spark)
+            cores = int(spark.sparkContext.defaultParallelism)
+            say(f"Spark at {config.spark.master}: {cores} cores")
             progress = ProgressLog()
             listener = progress.listener()
             spark.streams.addListener(listener)
@@ -241,6 +257,8 @@ def run_throughput(
     p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
     figures = {
         "records": records,
+        "spark_master": config.spark.master,
+        "spark_cores": cores,
         "limit_records_per_s": round(limit),
         "job_records_per_s": round(job),
         "plain_python_records_per_s": round(plain),
