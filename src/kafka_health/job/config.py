@@ -34,7 +34,7 @@ class JobConfig:
     restart_backoff_initial_s: float = 2.0
     restart_backoff_max_s: float = 60.0
     stop_timeout_s: float = 30.0
-    source_timeout_s: float = 5.0
+    source_timeout_s: float = 3.0
     """Request and API timeout of the job's Kafka sources: how long one offset lookup or
     fetch waits on a dead or hung leader before Spark's retry looks the partition up again."""
     stale_after_s: dict[str, float] = field(default_factory=dict)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -59,8 +60,23 @@ def source_timeouts(config: MonitorConfig) -> dict[str, str]:
     with fresh metadata, which names the new leader once the controller fenced the old one.
     With 30 s, the single-cluster layout's job completed no batch for 32 s after a broker was
     killed and did not page a hung one until it thawed (BENCHMARKS.md)."""
-    ms = str(int(config.job.source_timeout_s * 1000))
-    return {"kafka.request.timeout.ms": ms, "kafka.default.api.timeout.ms": ms}
+    timeout_s = config.job.source_timeout_s
+    retries = max(3, math.ceil(OFFSET_LOOKUP_SPAN_S / (timeout_s + OFFSET_RETRY_INTERVAL_S)))
+    return {
+        "kafka.request.timeout.ms": str(int(timeout_s * 1000)),
+        "kafka.default.api.timeout.ms": str(int(timeout_s * 1000)),
+        "fetchOffset.numRetries": str(retries),
+        "fetchOffset.retryIntervalMs": str(int(OFFSET_RETRY_INTERVAL_S * 1000)),
+    }
+
+
+OFFSET_LOOKUP_SPAN_S = 45.0
+"""How long Spark keeps retrying a batch's offset lookup before the query fails (and the
+supervisor restarts it): a hung broker is fenced and its partitions move within about 10 s,
+but an attempt whose admin client asks the hung broker itself (it accepts connections and never
+answers) is lost whole; with Spark's 3 attempts the query failed and its restart cost more
+seconds (measured: a 40 s freeze, single layout)."""
+OFFSET_RETRY_INTERVAL_S = 0.5
 
 
 def _source(

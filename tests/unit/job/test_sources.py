@@ -26,8 +26,10 @@ def test_the_sources_wait_on_a_dead_leader_for_their_own_timeout_not_the_clients
     config = MonitorConfig().with_bootstrap(["monitored:9092"])
     assert config.kafka.client.request_timeout_s == 30.0
     assert source_timeouts(config) == {
-        "kafka.request.timeout.ms": "5000",
-        "kafka.default.api.timeout.ms": "5000",
+        "kafka.request.timeout.ms": "3000",
+        "kafka.default.api.timeout.ms": "3000",
+        "fetchOffset.numRetries": "13",  # 45 s of 3 s attempts, 0.5 s apart
+        "fetchOffset.retryIntervalMs": "500",
     }
     shorter = dataclasses.replace(config, job=dataclasses.replace(config.job, source_timeout_s=2.5))
     assert source_timeouts(shorter)["kafka.default.api.timeout.ms"] == "2500"
