@@ -485,35 +485,6 @@ def test_two_brokers_down_explain_the_survivors_min_isr(tmp_path: Path) -> None:
     assert '{broker_id="1"}' not in h.incidents(), h.paged_rules()
 
 
-def test_two_brokers_down_explain_the_survivors_refused_writes_before_min_isr_is_seen(
-    tmp_path: Path,
-) -> None:
-    """ZooKeeper fault suite, monitor-kill (2026-11-25, one run of three): brokers 2 and 3
-    killed, their canary writes failing (Timeout) and paged; the job, killed and started again,
-    saw broker 1 refuse every acks=all write (NotEnoughReplicas: the leaders had all moved to
-    it) ten seconds before a snapshot showed its partitions under min ISR, and before any
-    controller reported the dead brokers. Broker 1 paged on its own for that. The dead brokers'
-    failing canary explains it at once: no page for broker 1's group."""
-    h = Harness(tmp_path)
-    replicated = partitions((1, 2, 3))
-
-    def signals(t: float) -> list[Signal]:
-        out: list[Signal] = []
-        if t < 47:  # their partitions' leaders moved to broker 1 at 26 s; held for the window
-            out += [sig("canary_availability_ratio", 0.7, t, broker_id=b) for b in (2, 3)]
-            out += [sig("canary_send_failures", 3, t, broker_id=b, error_class="Timeout")
-                    for b in (2, 3)]  # fmt: skip
-        if t >= 26:
-            out += canary_failures_of_broker_1(t, {"NotEnoughReplicas": 27}, sends=27)
-        if t >= 36:
-            out.append(sig("under_min_isr_partitions", 1, t, replicated, broker_id=1))
-        return out
-
-    h.run(0, 120, signals, step=1)
-    assert h.alerts("CanaryWriteFailure"), "evaluated"
-    assert '{broker_id="1"}' not in h.incidents(), h.paged_rules()
-
-
 def test_two_kraft_brokers_back_explain_the_survivors_leader_churn(tmp_path: Path) -> None:
     """KRaft, brokers 2 and 3 killed (the quorum lost) and restarted (fault suite,
     2026-11-24): when the quorum came back, broker 1's probes met one NotEnoughReplicas and
