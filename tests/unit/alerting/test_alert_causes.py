@@ -485,6 +485,33 @@ def test_two_brokers_down_explain_the_survivors_min_isr(tmp_path: Path) -> None:
     assert '{broker_id="1"}' not in h.incidents(), h.paged_rules()
 
 
+def test_the_survivors_refused_writes_page_once_the_dead_brokers_canary_alerts_resolve(
+    tmp_path: Path,
+) -> None:
+    """ZooKeeper fault suite, monitor-kill (2026-11-25): brokers 2 and 3 killed, no controller
+    reported them, and their canary partitions' leaders moved to broker 1 within 26 s, so
+    their own CanaryWriteFailure resolved (no failure is attributed to them any more) while
+    they were still down. Broker 1 then refused every acks=all write (NotEnoughReplicas). That
+    must page: an inhibit rule letting the dead brokers' canary failures explain it (tried
+    2026-11-25 and reverted) left the incident resolved with two of three brokers down."""
+    h = Harness(tmp_path)
+
+    def signals(t: float) -> list[Signal]:
+        out: list[Signal] = []
+        if t < 44:
+            out += [sig("canary_availability_ratio", 0.7, t, broker_id=b) for b in (2, 3)]
+            out += [sig("canary_send_failures", 3, t, broker_id=b, error_class="Timeout")
+                    for b in (2, 3)]  # fmt: skip
+        else:
+            out += [sig("canary_availability_ratio", 1.0, t, broker_id=b) for b in (2, 3)]
+        if t >= 26:
+            out += canary_failures_of_broker_1(t, {"NotEnoughReplicas": 27}, sends=27)
+        return out
+
+    h.run(0, 180, signals, step=1)
+    assert '{broker_id="1"}' in h.incidents(), h.paged_rules()
+
+
 def test_two_kraft_brokers_back_explain_the_survivors_leader_churn(tmp_path: Path) -> None:
     """KRaft, brokers 2 and 3 killed (the quorum lost) and restarted (fault suite,
     2026-11-24): when the quorum came back, broker 1's probes met one NotEnoughReplicas and
