@@ -14,6 +14,7 @@ as in the seeds) a freeze or a long GC pause becomes a ZooKeeper session expiry.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import time
 from collections.abc import Callable
@@ -230,6 +231,20 @@ def _monitor_restore(ctx: FaultContext) -> None:
     _start(2, 3)(ctx)
 
 
+MONITOR_KILL = Scenario(
+    "monitor-kill",
+    "brokers 2 and 3 down; SIGKILL `kafka-health run` while it fires, start it again: "
+    "no duplicate page, the resolution arrives",
+    (2, 3),
+    ("BrokerFailed", "CanaryWriteFailure", "UnderMinIsr", "ClusterUnreachable"),
+    _monitor_kill,
+    _monitor_restore,
+    allowed=SYMPTOMS + BLIND_ALERTS,
+    hold_s=0.0,
+    needs_monitor_processes=True,
+)
+
+
 def _canary_with_acks1(ctx: FaultContext) -> None:
     """Restart the canary with its acks=1 probe on (the data-loss window)."""
     assert ctx.monitor is not None
@@ -340,30 +355,14 @@ SCENARIOS: dict[str, Scenario] = {
             hold_s=0.0,
             bound_s=DEFAULT_BOUND_S + OUTAGE_500_S + OUTAGE_HANG_S,
         ),
-        Scenario(
-            "monitor-kill",
-            "brokers 2 and 3 down; SIGKILL `kafka-health run` while it fires, start it again: "
-            "no duplicate page, the resolution arrives",
-            (2, 3),
-            ("BrokerFailed", "CanaryWriteFailure", "UnderMinIsr", "ClusterUnreachable"),
-            _monitor_kill,
-            _monitor_restore,
-            allowed=SYMPTOMS + BLIND_ALERTS,
-            hold_s=0.0,
-            needs_monitor_processes=True,
-        ),
-        Scenario(
-            "monitor-kills",
-            f"brokers 2 and 3 down; SIGKILL `kafka-health run` {JOB_KILLS} times at random "
-            "points (Spark starting, batches running, notifications leaving), starting it again "
-            "each time: no duplicate page, no lost one, the resolution arrives",
-            (2, 3),
-            ("BrokerFailed", "CanaryWriteFailure", "UnderMinIsr", "ClusterUnreachable"),
-            _monitor_kills,
-            _monitor_restore,
-            allowed=SYMPTOMS + BLIND_ALERTS,
-            hold_s=0.0,
-            needs_monitor_processes=True,
+        MONITOR_KILL,
+        dataclasses.replace(
+            MONITOR_KILL,
+            name="monitor-kills",
+            description=f"brokers 2 and 3 down; SIGKILL `kafka-health run` {JOB_KILLS} times at "
+            "random points (Spark starting, batches running, notifications leaving), starting it "
+            "again each time: no duplicate page, no lost one, the resolution arrives",
+            inject=_monitor_kills,
         ),
         Scenario(
             "rolling-restart",
