@@ -72,6 +72,9 @@ from kafka_health.parsing.config import (
     EnvelopeFieldsConfig,
     ParsingConfig,
 )
+from kafka_health.reachability.config import (
+    ReachabilityConfig,
+)
 from kafka_health.shipper.config import (
     ShipperBrokerConfig,
     ShipperConfig,
@@ -100,6 +103,7 @@ __all__ = [
     "MetricsEndpointsConfig",
     "MonitorConfig",
     "ParsingConfig",
+    "ReachabilityConfig",
     "ReceiverConfig",
     "SaslMechanism",
     "Secret",
@@ -134,6 +138,7 @@ class MonitorConfig:
     topics: TopicsConfig = field(default_factory=TopicsConfig)
     canary: CanaryConfig = field(default_factory=CanaryConfig)
     cluster_state: ClusterStateConfig = field(default_factory=ClusterStateConfig)
+    reachability: ReachabilityConfig = field(default_factory=ReachabilityConfig)
     spark: SparkConfig = field(default_factory=SparkConfig)
     job: JobConfig = field(default_factory=JobConfig)
     devcluster: DevClusterConfig = field(default_factory=DevClusterConfig)

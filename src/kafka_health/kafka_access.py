@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import ssl
 
-from kafka_health.config import KafkaConfig, MonitorConfig
+from kafka_health.config import KafkaClientConfig, KafkaConfig, MonitorConfig
 
 log = logging.getLogger(__name__)
 
@@ -41,20 +41,26 @@ def check_access(kafka: KafkaConfig, role: str, timeout_s: float = CHECK_TIMEOUT
         _check_sasl(kafka, role, timeout_s)
 
 
+def client_tls_context(client: KafkaClientConfig) -> ssl.SSLContext:
+    """The TLS context the Kafka clients use: the configured CA, hostname check and client
+    certificate."""
+    context = ssl.create_default_context(cafile=client.ssl_cafile)
+    context.check_hostname = client.ssl_check_hostname
+    if client.ssl_certfile and client.ssl_keyfile:
+        password = client.ssl_key_password.resolve() if client.ssl_key_password else None
+        context.load_cert_chain(client.ssl_certfile, client.ssl_keyfile, password)
+    return context
+
+
 def _check_tls(kafka: KafkaConfig, role: str, timeout_s: float) -> None:
     """A TLS handshake with the first bootstrap server, as the clients would do it: a
     certificate the client does not trust fails here with its reason (the Kafka clients only
     log it and retry)."""
     import socket
 
-    client = kafka.client
     host, _, port = kafka.bootstrap_servers[0].rpartition(":")
     host = host.strip("[]")
-    context = ssl.create_default_context(cafile=client.ssl_cafile)
-    context.check_hostname = client.ssl_check_hostname
-    if client.ssl_certfile and client.ssl_keyfile:
-        password = client.ssl_key_password.resolve() if client.ssl_key_password else None
-        context.load_cert_chain(client.ssl_certfile, client.ssl_keyfile, password)
+    context = client_tls_context(kafka.client)
     try:
         with (
             socket.create_connection((host, int(port)), timeout=timeout_s) as raw,
@@ -78,10 +84,7 @@ def _check_sasl(kafka: KafkaConfig, role: str, timeout_s: float) -> None:
     assert client.sasl_mechanism is not None and client.sasl_password is not None
     host, _, port = kafka.bootstrap_servers[0].rpartition(":")
     host = host.strip("[]")
-    context = None
-    if client.security_protocol == "SASL_SSL":
-        context = ssl.create_default_context(cafile=client.ssl_cafile)
-        context.check_hostname = client.ssl_check_hostname
+    context = client_tls_context(client) if client.security_protocol == "SASL_SSL" else None
     try:
         verdict = sasl_login(
             host, int(port), client.sasl_mechanism, client.sasl_username or "",

@@ -127,7 +127,13 @@ SIGNALS: dict[str, SignalSpec] = {
         _spec("log_stream_age_seconds", Unit.SECONDS, "broker_id kind",
               "time since the last record of a broker's log kind (server controller "
               "state-change gc)"),
-        # 9. The job's own health.
+        # 9. Brokers that do not answer the job's pings (reason: answered, or the failure).
+        _spec("broker_unanswered_seconds", Unit.SECONDS, "broker_id reason",
+              "seconds since the broker last answered the job's ApiVersions ping, while it does "
+              "not answer (0 while it does); reason: answered, refused (nothing listens: the "
+              "process is down), timeout (hung, paused or cut off), closed, tls, unreachable, "
+              "error"),
+        # 10. The job's own health.
         _spec("job_last_batch_timestamp", Unit.TIMESTAMP, "query",
               "wall-clock time the query last completed a batch"),
         _spec("job_kafka_unreachable", Unit.GAUGE, "query",
@@ -138,10 +144,11 @@ SIGNALS: dict[str, SignalSpec] = {
         _spec("state_write_failing", Unit.GAUGE, "store",
               "1 while the alert service cannot write this state file (alert_state, "
               "notification_log, outbox): a full or read-only disk; pages still go out"),
-        # 10. Staleness: a source that stopped is reported here, and its values are left out.
+        # 11. Staleness: a source that stopped is reported here, and its values are left out.
         _spec("signal_age_seconds", Unit.SECONDS, "source",
               "time since the newest observation the job has of a source (canary: its "
-              "results; cluster_state; canary_topic: the probes read back)"),
+              "results; cluster_state; canary_topic: the probes read back; reachability: "
+              "the job's pings of the brokers)"),
         _spec("signal_stale", Unit.GAUGE, "source",
               "1 while a source's values are unknown (older than its stale_after): they are "
               "not published and their alerts hold"),
@@ -159,5 +166,6 @@ SOURCE_SIGNALS: dict[str, tuple[str, ...]] = {
         "under_replicated_partitions", "under_min_isr_partitions", "offline_partitions",
     ),
     "canary_topic": ("canary_lost_writes", "canary_duplicate_writes"),
+    "reachability": ("broker_unanswered_seconds",),
 }  # fmt: skip
 SIGNAL_SOURCE = {name: source for source, names in SOURCE_SIGNALS.items() for name in names}

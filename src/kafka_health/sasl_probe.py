@@ -13,8 +13,9 @@ import ssl
 import struct
 from dataclasses import dataclass
 
+from kafka_health.kafka_wire import encode_string, exchange
+
 SASL_HANDSHAKE, SASL_AUTHENTICATE = 17, 36
-CLIENT_ID = b"kafka-health-check"
 
 
 @dataclass(frozen=True)
@@ -36,7 +37,7 @@ def sasl_login(
     with socket.create_connection((host, port), timeout=timeout_s) as raw:
         sock = context.wrap_socket(raw, server_hostname=host) if context else raw
         try:
-            error, body = _exchange(sock, SASL_HANDSHAKE, 1, _string(mechanism), 1)
+            error, body = exchange(sock, SASL_HANDSHAKE, 1, encode_string(mechanism), 1)
             if error:
                 return SaslVerdict(False, False, f"mechanism {mechanism} not enabled ({error})")
             client = get_sasl_mechanism(mechanism)(
@@ -46,7 +47,7 @@ def sasl_login(
             correlation = 2
             while not client.is_done():
                 token = client.auth_bytes()
-                error, body = _exchange(
+                error, body = exchange(
                     sock, SASL_AUTHENTICATE, 1, struct.pack(">i", len(token)) + token, correlation
                 )
                 correlation += 1
@@ -64,27 +65,6 @@ def sasl_login(
                 sock.close()
 
 
-def _string(text: str) -> bytes:
-    data = text.encode()
-    return struct.pack(">h", len(data)) + data
-
-
-def _exchange(
-    sock: socket.socket, api_key: int, version: int, body: bytes, correlation: int
-) -> tuple[int, bytes]:
-    """One request (header v1) and its response (header v0): (error code, rest of body)."""
-    header = struct.pack(">hhi", api_key, version, correlation) + _string(CLIENT_ID.decode())
-    request = header + body
-    sock.sendall(struct.pack(">i", len(request)) + request)
-    (size,) = struct.unpack(">i", _read(sock, 4))
-    payload = _read(sock, size)
-    (got,) = struct.unpack(">i", payload[:4])
-    if got != correlation:
-        raise ConnectionError(f"correlation id {got}, expected {correlation}")
-    (error,) = struct.unpack(">h", payload[4:6])
-    return error, payload[6:]
-
-
 def _authenticate_response(body: bytes) -> tuple[str, bytes]:
     """SaslAuthenticate v1's error message and auth bytes (the error code already read)."""
     (length,) = struct.unpack(">h", body[:2])
@@ -96,13 +76,3 @@ def _authenticate_response(body: bytes) -> tuple[str, bytes]:
     (size,) = struct.unpack(">i", body[pos : pos + 4])
     pos += 4
     return message, body[pos : pos + max(size, 0)]
-
-
-def _read(sock: socket.socket, n: int) -> bytes:
-    data = b""
-    while len(data) < n:
-        chunk = sock.recv(n - len(data))
-        if not chunk:
-            raise ConnectionError("the broker closed the connection")
-        data += chunk
-    return data

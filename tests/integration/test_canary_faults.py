@@ -1,8 +1,10 @@
-"""The canary and the cluster-state prober on a real 3-broker cluster, through faults.
+"""The canary, the cluster-state prober and the job's pings of the brokers on a real
+3-broker cluster, through faults.
 
-One private cluster and one canary serve the whole module, in order: steady state, the
-leader of a canary partition killed (and back), two of three brokers killed (and back), the
-canary restarted, and the two commands. Every wait is a condition with a deadline.
+One private cluster, one canary and one pinger (feeding a board, as in the job's driver)
+serve the whole module, in order: steady state, a broker frozen (and thawed), the leader of a
+canary partition killed (and back), two of three brokers killed (and back), the canary
+restarted, and the two commands. Every wait is a condition with a deadline.
 """
 
 from __future__ import annotations
@@ -31,8 +33,10 @@ from tests.waiting import wait_for
 
 from kafka_health.canary.service import CanaryService
 from kafka_health.cluster_state.prober import AdminSnapshotSource, ClusterStateProber
-from kafka_health.config import MonitorConfig, from_mapping
+from kafka_health.config import JobConfig, MonitorConfig, from_mapping
 from kafka_health.devcluster import ClusterSpec, LocalCluster
+from kafka_health.job.board import SignalBoard
+from kafka_health.reachability.pinger import BrokerPings
 
 pytestmark = pytest.mark.integration
 
@@ -57,6 +61,7 @@ class Rig:
     results: TopicReader
     states: TopicReader
     service: CanaryService
+    board: SignalBoard
 
     @property
     def topic(self) -> str:
@@ -111,6 +116,9 @@ def rig(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rig]:
     )
     service = CanaryService(config)
     service.start()
+    board = SignalBoard(JobConfig(), live=True, reachability=config.reachability)
+    pings = BrokerPings(config, board)
+    pings.start()
     rig = Rig(
         cluster,
         config,
@@ -118,10 +126,12 @@ def rig(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rig]:
         TopicReader(servers, config.topics.canary_results),
         TopicReader(servers, config.topics.cluster_state),
         service,
+        board,
     )
     try:
         yield rig
     finally:
+        pings.stop()
         rig.service.stop(deliver_timeout_s=0)
         rig.results.close()
         rig.states.close()
@@ -204,10 +214,51 @@ def test_steady_state(rig: Rig) -> None:
     assert_snapshot_matches_describe(rig)
 
 
+def unanswered(rig: Rig) -> dict[int, tuple[str, float]]:
+    """The board's ``broker_unanswered_seconds``: broker -> (reason, seconds)."""
+    return {
+        int(s.label("broker_id")): (s.label("reason"), s.value)
+        for s in rig.board.signals()
+        if s.name == "broker_unanswered_seconds"
+    }
+
+
+def everyone_answers(rig: Rig) -> bool:
+    return unanswered(rig) == {1: ("answered", 0.0), 2: ("answered", 0.0), 3: ("answered", 0.0)}
+
+
+def test_a_frozen_broker_stops_answering_the_pings_and_answers_again(rig: Rig) -> None:
+    """SIGSTOP: the kernel still accepts the connection, the JVM answers nothing; the ping's
+    deadline makes it a timeout, and the value grows past the page's 5 s while it is still
+    frozen. Thawed before its session times out (9 s), so nothing moves."""
+    wait_for(lambda: everyone_answers(rig), 30, "every broker answering the pings")
+    victim = 2
+    rig.cluster.freeze_broker(victim)
+    try:
+        seen = wait_for(
+            lambda: (u := unanswered(rig).get(victim)) and u[0] == "timeout" and u[1] > 5 and u,
+            20,
+            f"broker {victim} unanswered for over 5 s, by timeout",
+        )
+    finally:
+        rig.cluster.thaw_broker(victim)
+    assert seen[0] == "timeout"
+    assert {b: r for b, (r, _) in unanswered(rig).items() if b != victim} == {
+        b: "answered" for b in (1, 2, 3) if b != victim
+    }, "the others kept answering"
+    wait_for(lambda: everyone_answers(rig), 30, f"broker {victim} answering again")
+
+
 def test_kill_the_leader_of_a_canary_partition(rig: Rig) -> None:
     victim = leaders(rig.admin, rig.topic)[0]
     seen_before = len(rig.outcomes())
     rig.cluster.kill_broker(victim)
+    refused = wait_for(
+        lambda: (u := unanswered(rig).get(victim)) and u[0] == "refused" and u[1] > 3 and u,
+        30,
+        f"the killed broker {victim} refusing the pings for over 3 s",
+    )
+    assert refused[0] == "refused"
 
     def failed_on_victim() -> list[dict[str, Any]]:
         return [
@@ -236,7 +287,9 @@ def test_kill_the_leader_of_a_canary_partition(rig: Rig) -> None:
         False
     ]
 
+    assert unanswered(rig)[victim][0] == "refused", "still pinged: fenced, not forgotten"
     rig.cluster.start_broker(victim)
+    wait_for(lambda: everyone_answers(rig), 60, f"broker {victim} answering the pings again")
     wait_for(lambda: each_broker_leads(rig), 90, "the restarted broker to lead again (election)")
     assert_snapshot_matches_describe(rig)
 

@@ -84,6 +84,12 @@ def test_the_whole_pipeline_pages_through_a_secured_listener(
                     == 1.0,
                     300, "the canary's results through the secured listener", poll_s=1.0,
                 )  # fmt: skip
+                answered = ("kafka_health_broker_unanswered_seconds",
+                            (("broker_id", "1"), ("reason", "answered")))  # fmt: skip
+                wait_for(
+                    lambda: scrape(port).get(answered) == 0.0,
+                    60, "the job's pings answered through the secured listener", poll_s=1.0,
+                )  # fmt: skip
                 metrics = scrape_text(port)
                 cluster.kill_broker(1)
                 wait_for(lambda: firing(state), 120, "a page", poll_s=1.0)

@@ -214,6 +214,7 @@ LABEL_VALUES = {
     "exception": "KeyError",
     "source": "canary",
     "store": "outbox",
+    "reason": "timeout",
 }
 
 

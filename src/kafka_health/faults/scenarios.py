@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from kafka_health.faults.context import FaultContext
 
 SYMPTOMS = (
+    "BrokerNotAnswering",
     "BrokerFailed",
     "CanaryWriteFailure",
     "CanaryWriteLatencyHigh",
@@ -236,7 +237,13 @@ MONITOR_KILL = Scenario(
     "brokers 2 and 3 down; SIGKILL `kafka-health run` while it fires, start it again: "
     "no duplicate page, the resolution arrives",
     (2, 3),
-    ("BrokerFailed", "CanaryWriteFailure", "UnderMinIsr", "ClusterUnreachable"),
+    (
+        "BrokerNotAnswering",
+        "BrokerFailed",
+        "CanaryWriteFailure",
+        "UnderMinIsr",
+        "ClusterUnreachable",
+    ),
     _monitor_kill,
     _monitor_restore,
     allowed=SYMPTOMS + BLIND_ALERTS,
@@ -279,7 +286,7 @@ SCENARIOS: dict[str, Scenario] = {
             "broker-kill",
             f"SIGKILL broker {VICTIM}; start it again after the page",
             (VICTIM,),
-            ("BrokerFailed", "CanaryWriteFailure"),
+            ("BrokerNotAnswering", "BrokerFailed", "CanaryWriteFailure"),
             _kill(VICTIM),
             _start(VICTIM),
             cause="BrokerFailed",
@@ -288,7 +295,7 @@ SCENARIOS: dict[str, Scenario] = {
             "broker-freeze",
             f"SIGSTOP broker {VICTIM} for 40 s (a hung broker), then SIGCONT",
             (VICTIM,),
-            ("BrokerFailed", "CanaryWriteFailure"),
+            ("BrokerNotAnswering", "BrokerFailed", "CanaryWriteFailure"),
             _freeze,
             _thaw,
             allowed=SYMPTOMS + GC_ALERTS,
@@ -300,6 +307,7 @@ SCENARIOS: dict[str, Scenario] = {
             (VICTIM,),
             (
                 "FullGCPauseOverSessionTimeout",
+                "BrokerNotAnswering",
                 "BrokerFailed",
                 "CanaryWriteFailure",
                 "ZkSessionExpired",
@@ -313,7 +321,13 @@ SCENARIOS: dict[str, Scenario] = {
             "SIGKILL brokers 2 and 3 (KRaft: the controller quorum is lost; ZooKeeper: "
             "acks=all writes fail with NotEnoughReplicas); start them after the page",
             (2, 3),
-            ("BrokerFailed", "CanaryWriteFailure", "UnderMinIsr", "ClusterUnreachable"),
+            (
+                "BrokerNotAnswering",
+                "BrokerFailed",
+                "CanaryWriteFailure",
+                "UnderMinIsr",
+                "ClusterUnreachable",
+            ),
             _two_down,
             _start(2, 3),
             allowed=SYMPTOMS + BLIND_ALERTS,
@@ -322,7 +336,7 @@ SCENARIOS: dict[str, Scenario] = {
             "cluster-down",
             "SIGKILL every broker (power loss) for 60 s, then start them",
             (1, 2, 3),
-            ("ClusterUnreachable", "CanaryWriteFailure", "BrokerFailed"),
+            ("ClusterUnreachable", "BrokerNotAnswering", "CanaryWriteFailure", "BrokerFailed"),
             _cluster_down,
             _cluster_up,
             allowed=SYMPTOMS + BLIND_ALERTS,
@@ -333,7 +347,7 @@ SCENARIOS: dict[str, Scenario] = {
             f"acks=1 canary probes on; SIGKILL broker {VICTIM}, a canary partition's leader; "
             "every acknowledged acks=1 write that is gone must page CanaryWritesLost",
             (VICTIM,),
-            ("BrokerFailed", "CanaryWriteFailure"),
+            ("BrokerNotAnswering", "BrokerFailed", "CanaryWriteFailure"),
             _kill(VICTIM),
             _start(VICTIM),
             allowed=(*SYMPTOMS, "CanaryWritesLost"),
@@ -349,7 +363,7 @@ SCENARIOS: dict[str, Scenario] = {
             f"{OUTAGE_HANG_S:.0f} s, while broker {VICTIM} is killed and started again: the "
             "page and the resolution arrive after it returns, once each",
             (VICTIM,),
-            ("BrokerFailed", "CanaryWriteFailure"),
+            ("BrokerNotAnswering", "BrokerFailed", "CanaryWriteFailure"),
             _receiver_outage,
             _receiver_back,
             hold_s=0.0,

@@ -66,6 +66,7 @@ from kafka_health.job.supervisor import QueryDefinition, Supervisor
 from kafka_health.kafka_clients import spark_kafka_options
 from kafka_health.model import Signal
 from kafka_health.parsing.deadletter import DEAD_LETTER_DDL
+from kafka_health.reachability.pinger import BrokerPings
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -91,7 +92,9 @@ class MonitorJob:
     ) -> None:
         self.spark = spark
         self.config = config
-        self.board = SignalBoard(config.job, stale_after=stale_after(config))
+        self.board = SignalBoard(
+            config.job, stale_after=stale_after(config), reachability=config.reachability
+        )
         self.health = JobHealth()
         self.parse_counts = ParseCounts()
         self.rejected_counts = RejectedCounts()
@@ -372,12 +375,23 @@ class MonitorJob:
         self.board.live = True  # on the wall clock: a source that stops is stale
         ticker = threading.Thread(target=self._tick, args=(stop, tick_s), daemon=True)
         ticker.start()
+        pings = self._broker_pings()
         try:
+            if pings is not None:
+                pings.start()
             self.supervisor.run(stop)
         finally:
             stop.set()
+            if pings is not None:
+                pings.stop()
             ticker.join(timeout=5)
             self.spark.streams.removeListener(self._listener)
+
+    def _broker_pings(self) -> BrokerPings | None:
+        """The driver's pings of every broker (``reachability``), unless turned off."""
+        if not (self.config.reachability.enabled and self.config.kafka.bootstrap_servers):
+            return None
+        return BrokerPings(self.config, self.board)
 
     def _tick(self, stop: threading.Event, tick_s: float) -> None:
         while not stop.wait(tick_s):

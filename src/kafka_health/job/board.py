@@ -25,9 +25,12 @@ from kafka_health.detectors.incidents import INCIDENT_SIGNALS, Incidents
 from kafka_health.detectors.inputs import Batch
 from kafka_health.detectors.isr import MAX_LISTED, Isr
 from kafka_health.detectors.loss import Loss
+from kafka_health.detectors.reachability import Address, Reachability
 from kafka_health.detectors.windows import current_window_end_ms
 from kafka_health.detectors.write_path import WritePath
 from kafka_health.model import SIGNAL_SOURCE, Signal, labels
+from kafka_health.reachability.config import ReachabilityConfig
+from kafka_health.reachability.ping import Ping
 
 __all__ = ["INCIDENT_SIGNALS", "LOGGED_KINDS", "MAX_LISTED", "SignalBoard", "distinct_elections"]
 
@@ -44,8 +47,15 @@ def stale_after(config: MonitorConfig) -> dict[str, float]:
         "cluster_state": max(STALE_AFTER_MIN_S,
                              2 * job.trigger_interval_s + 3 * config.cluster_state.interval_s),
         "canary_topic": CANARY_TOPIC_STALE_AFTER_S,
+        "reachability": reachability_stale_after(config.reachability),
     }  # fmt: skip
     return {**auto, **job.stale_after_s}
+
+
+def reachability_stale_after(settings: ReachabilityConfig) -> float:
+    """The job's own pings arrive every interval, each within its deadline: three rounds
+    missed (at least 10 s) and the pinger is not working."""
+    return max(10.0, 3 * settings.interval_s + 2 * settings.deadline_s)
 
 
 STALE_AFTER_MIN_S = 20.0
@@ -59,9 +69,11 @@ it, so it is called stale (and pages MonitorBlind, unless a broker fault explain
 
 MONITOR_QUERY = "monitor"
 CANARY_QUERY = "canary"
-SOURCE_QUERY = {"canary": MONITOR_QUERY, "cluster_state": MONITOR_QUERY,
-                "canary_topic": CANARY_QUERY}  # fmt: skip
-"""The query that reads each source."""
+SOURCE_QUERY: dict[str, str | None] = {
+    "canary": MONITOR_QUERY, "cluster_state": MONITOR_QUERY, "canary_topic": CANARY_QUERY,
+    "reachability": None,
+}  # fmt: skip
+"""The query that reads each source (none: the driver's own pings, no batch's delay)."""
 MAX_READ_LAG_S = 60.0
 """At most this much of a batch's own time is forgiven when judging staleness."""
 PROBE_READERS = ("loss",)
@@ -104,12 +116,14 @@ class SignalBoard:
         clock: Callable[[], float] = time.time,
         stale_after: dict[str, float] | None = None,
         live: bool = False,
+        reachability: ReachabilityConfig | None = None,
     ) -> None:
         self.live = live
         self._stale_after = stale_after or {
             "canary": 2 * job.trigger_interval_s + 3.0,
             "cluster_state": 2 * job.trigger_interval_s + 30.0,
             "canary_topic": CANARY_TOPIC_STALE_AFTER_S,
+            "reachability": reachability_stale_after(reachability or ReachabilityConfig()),
             **job.stale_after_s,
         }
         # source -> epoch seconds of the newest observation from it; not saved with the state:
@@ -125,9 +139,10 @@ class SignalBoard:
         self.write_path = WritePath(job)
         self.loss = Loss(job)
         self.isr = Isr(job)
+        self.reachability = Reachability(reachability)
         self.detectors: list[Detector] = [
             self.write_path, self.loss, self.isr, Elections(job), Gc(job), Incidents(job),
-            BrokerFailures(job), Coverage(job),
+            BrokerFailures(job), Coverage(job), self.reachability,
         ]  # fmt: skip
         # Before any detector: a controller's reports count only while it is the active one.
         self.controller = ActiveController()
@@ -176,6 +191,26 @@ class SignalBoard:
             self._reading_since[query] = at
             return True
 
+    # ------------------------------------------------------------------ the driver's pings
+
+    def listed(self, brokers: dict[int, Address], now: float) -> None:
+        """The brokers the metadata lists (from the driver's
+        :class:`~kafka_health.reachability.pinger.BrokerPings`)."""
+        with self._lock:
+            self.reachability.listed(brokers, now)
+
+    def answered(self, pings: list[Ping]) -> None:
+        """Pings' outcomes, as they come (not folded per batch: they need no Spark)."""
+        if not pings:
+            return
+        with self._lock:
+            self.reachability.answered(pings)
+            self._observe("reachability", max(p.finished for p in pings))
+
+    def ping_targets(self) -> dict[int, Address]:
+        with self._lock:
+            return self.reachability.targets()
+
     def signals(self) -> list[Signal]:
         """Every current signal; none of a stale source (see :meth:`stale`)."""
         now = self._clock()
@@ -216,11 +251,13 @@ class SignalBoard:
         }
 
     def _age(self, source: str, at: float, now: float) -> float:
-        since = self._first_start.get(SOURCE_QUERY.get(source, MONITOR_QUERY), 0.0)
+        query = SOURCE_QUERY.get(source, MONITOR_QUERY)
+        since = self._first_start.get(query, 0.0) if query is not None else 0.0
         return max(0.0, now - max(at, since))
 
     def _stale_after_now(self, source: str) -> float:
-        lag = self._read_lag.get(SOURCE_QUERY.get(source, MONITOR_QUERY), 0.0)
+        query = SOURCE_QUERY.get(source, MONITOR_QUERY)
+        lag = self._read_lag.get(query, 0.0) if query is not None else 0.0
         return self._stale_after.get(source, float("inf")) + lag
 
     def _staleness_signals(self, now: float, stale: set[str]) -> list[Signal]:

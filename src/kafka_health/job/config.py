@@ -7,6 +7,8 @@ from typing import Literal
 
 from kafka_health.errors import ConfigProblem
 
+STALE_SOURCES = ("canary", "cluster_state", "canary_topic", "reachability")
+
 
 @dataclass(frozen=True)
 class JobConfig:
@@ -38,18 +40,19 @@ class JobConfig:
     """Request and API timeout of the job's Kafka sources: how long one offset lookup or
     fetch waits on a dead or hung leader before Spark's retry looks the partition up again."""
     stale_after_s: dict[str, float] = field(default_factory=dict)
-    """Per source (canary, cluster_state, canary_topic): newest observation older than this is
-    stale. Not listed: canary and cluster_state two trigger intervals plus three of the
-    source's own intervals; canary_topic 120 s."""
+    """Per source (canary, cluster_state, canary_topic, reachability): newest observation older
+    than this is stale. Not listed: canary and cluster_state two trigger intervals plus three
+    of the source's own intervals; canary_topic 120 s; reachability three ping intervals and
+    two deadlines, at least 10 s."""
 
     def check(self, path: str) -> list[ConfigProblem]:
         problems = []
         for source, seconds in self.stale_after_s.items():
-            if source not in ("canary", "cluster_state", "canary_topic") or seconds <= 0:
+            if source not in STALE_SOURCES or seconds <= 0:
                 problems.append(
                     ConfigProblem(
                         f"{path}.stale_after_s.{source}",
-                        "keys are canary, cluster_state or canary_topic, values positive seconds",
+                        f"keys are {', '.join(STALE_SOURCES)}; values positive seconds",
                     )
                 )
         positive = (

@@ -49,13 +49,13 @@ def test_range_history_survives_absence_from_snapshots(tmp_path: Path) -> None:
 
 
 def test_watched_query_without_batches_stalls(tmp_path: Path) -> None:
-    """A query's first batch compiles its plan: it gets 30 s of grace, then 15 s as any."""
+    """A query's first batch compiles its plan: it gets 37 s of grace, then 8 s as any."""
     h = Harness(tmp_path)
     h.clock.now = T0
     h.service.watch_query("monitor")
     for t in range(0, 45, 1):
         publish(h, t, [])  # the job's snapshots do not mention the query yet
-    assert not h.firing("MonitorStalled"), "30 s of grace + 15 s without a batch not yet over"
+    assert not h.firing("MonitorStalled"), "37 s of grace + 8 s without a batch not yet over"
     for t in range(45, 50, 1):
         publish(h, t, [])
     assert h.firing("MonitorStalled")

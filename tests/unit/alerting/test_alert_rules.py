@@ -174,9 +174,9 @@ CASES = [
         {"query": "monitor"}, "one alert per query that cannot read",
     ),
     Case(
-        "17 no batch for over 15 s", "MonitorStalled",
+        "17 no batch for over 8 s", "MonitorStalled",
         lambda t: [sig("job_last_batch_timestamp", T0, 0, query="monitor")] if t == 0 else [],
-        always(lambda t: sig("job_last_batch_timestamp", T0 + t - 12, t, query="monitor")),
+        always(lambda t: sig("job_last_batch_timestamp", T0 + t - 7, t, query="monitor")),
         always(lambda t: sig("job_last_batch_timestamp", T0 + t, t, query="monitor")),
         {"query": "monitor"}, "absence fires: nothing is reported after the last batch",
     ),

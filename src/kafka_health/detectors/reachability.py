@@ -1,0 +1,151 @@
+"""Whether each broker answers: the job's pings (:mod:`kafka_health.reachability`) judged on
+the clock, whatever the broker leads.
+
+Inputs: the brokers the cluster's metadata lists, with their addresses (:meth:`listed`); the
+pings' outcomes (:meth:`answered`); the cluster-state snapshots of the batches (:meth:`fold`),
+which say which brokers are still members (registered, or holding replicas: a dead broker
+leaves the metadata but not the replica sets). The brokers to ping (:meth:`targets`) are the
+listed ones and the remembered ones still members (with no snapshot at all: remembered for
+``forget_after_s`` after they left the metadata), so a dead broker stays pinged, and
+reported, until it returns or is removed from the cluster.
+
+Signal ``broker_unanswered_seconds{broker_id, reason}`` per pinged broker: 0 with reason
+``answered`` while its last ping was answered; otherwise the seconds since it last answered
+(since it was first pinged, if never), reason the last ping's failure (``refused``,
+``timeout``, ...). It is computed from elapsed time, so it grows on every tick with no new
+ping: a ping still in flight is bounded by its deadline and then reported as failed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from kafka_health.detectors.inputs import Batch
+from kafka_health.model import Signal, labels
+from kafka_health.reachability.config import ReachabilityConfig
+from kafka_health.reachability.ping import ANSWERED, Ping
+
+Address = tuple[str, int]
+MAX_OPEN_SNAPSHOTS = 4
+"""Snapshots whose closing record has not come yet, kept (a failed one never closes)."""
+
+
+@dataclass
+class _Broker:
+    host: str
+    port: int
+    listed: float  # last time the metadata listed it (epoch s)
+    first_pinged: float | None = None
+    answered: float | None = None  # last time it answered
+    outcome: str | None = None  # the last ping's outcome
+    outcome_at: float | None = None
+    detail: str = ""
+
+
+class Reachability:
+    name = "reachability"
+
+    def __init__(self, config: ReachabilityConfig | None = None) -> None:
+        self._config = config or ReachabilityConfig()
+        self._brokers: dict[int, _Broker] = {}
+        self._members: set[int] | None = None  # brokers of the newest complete snapshot
+        self._members_at = 0
+        self._snapshot: dict[int, set[int]] = {}  # snapshot_ms -> brokers so far
+
+    # ------------------------------------------------------------------ inputs
+
+    def listed(self, brokers: dict[int, Address], now: float) -> None:
+        """The metadata's brokers and addresses at ``now``."""
+        for broker_id, (host, port) in brokers.items():
+            entry = self._brokers.get(broker_id)
+            if entry is None:
+                self._brokers[broker_id] = _Broker(host, port, now)
+            else:
+                entry.host, entry.port, entry.listed = host, port, now
+        self._forget(now)
+
+    def answered(self, pings: list[Ping]) -> None:
+        """Pings' outcomes; a ping older than the broker's last one is ignored."""
+        for p in sorted(pings, key=lambda p: p.finished):
+            entry = self._brokers.get(p.broker_id)
+            if entry is None or (entry.outcome_at is not None and p.finished < entry.outcome_at):
+                continue
+            if entry.first_pinged is None:
+                entry.first_pinged = p.started
+            entry.outcome, entry.outcome_at, entry.detail = p.outcome, p.finished, p.detail
+            if p.answered:
+                entry.answered = p.finished
+
+    def fold(self, batch: Batch, now: float) -> None:
+        """Membership from the cluster-state snapshots: a snapshot's broker records, complete
+        once its closing record arrives."""
+        for r in batch.cluster:
+            if r.kind == "broker" and r.broker_id is not None and r.at_ms > self._members_at:
+                self._snapshot.setdefault(r.at_ms, set()).add(r.broker_id)
+            elif r.kind == "snapshot" and r.at_ms > self._members_at:
+                self._members = self._snapshot.pop(r.at_ms, set())
+                self._members_at = r.at_ms
+                self._snapshot = {at: b for at, b in self._snapshot.items() if at > r.at_ms}
+        for at in sorted(self._snapshot)[:-MAX_OPEN_SNAPSHOTS]:  # never closed: a failed one
+            del self._snapshot[at]
+        self._forget(now)
+
+    # ------------------------------------------------------------------ outputs
+
+    def targets(self) -> dict[int, Address]:
+        """The brokers to ping, with their addresses."""
+        return {b: (e.host, e.port) for b, e in sorted(self._brokers.items())}
+
+    def signals(self, now: float) -> list[Signal]:
+        out: list[Signal] = []
+        for broker_id, e in sorted(self._brokers.items()):
+            if e.outcome is None:
+                continue  # not pinged yet: unknown
+            if e.outcome == ANSWERED:
+                value, since = 0.0, e.answered
+            else:
+                # From this process's first ping at the earliest: a restarted job does not
+                # count its own downtime (nor a broker's answer from before it) against it.
+                known = [t for t in (e.answered, e.first_pinged) if t is not None]
+                since = max(known) if known else now
+                value = max(0.0, now - since)
+            details = {"address": f"{e.host}:{e.port}", "outcome": e.outcome,
+                       "last_answered_at": e.answered, "since": since,
+                       "error": e.detail}  # fmt: skip
+            scope = labels(broker_id=broker_id, reason=e.outcome)
+            out.append(Signal("broker_unanswered_seconds", scope, round(value, 3), now, details))
+        return out
+
+    # ------------------------------------------------------------------ state
+
+    def _forget(self, now: float) -> None:
+        """Drop the brokers no longer in the cluster (see the module docstring)."""
+        for broker_id, e in list(self._brokers.items()):
+            if e.listed >= now - 1e-9:
+                continue  # listed now
+            if self._members is not None:
+                gone = broker_id not in self._members and e.listed * 1000 < self._members_at
+            else:
+                gone = now - e.listed > self._config.forget_after_s
+            if gone:
+                del self._brokers[broker_id]
+
+    def state(self) -> dict[str, Any]:
+        return {
+            "brokers": {str(b): asdict(e) for b, e in self._brokers.items()},
+            "members": None if self._members is None else sorted(self._members),
+            "members_at": self._members_at,
+        }
+
+    def restore(self, state: dict[str, Any]) -> None:
+        """The brokers, addresses and last answers; their current outcome is unknown until
+        this process pings them."""
+        self._brokers = {
+            int(b): _Broker(e["host"], int(e["port"]), float(e["listed"]), answered=e["answered"])
+            for b, e in state.get("brokers", {}).items()
+        }
+        members = state.get("members")
+        self._members = None if members is None else {int(b) for b in members}
+        self._members_at = int(state.get("members_at", 0))
+        self._snapshot = {}

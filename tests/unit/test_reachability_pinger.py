@@ -1,0 +1,82 @@
+"""The pinger's rounds with a fake lister and ping: one ping in flight per broker, outcomes
+into the board as they come, a failed listing keeps the last one."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from kafka_health.config import JobConfig, MonitorConfig, from_mapping
+from kafka_health.job.board import SignalBoard
+from kafka_health.reachability.pinger import BrokerPings
+
+ADDRESSES = {1: ("127.0.0.1", 9091), 2: ("127.0.0.1", 9092)}
+
+
+def config() -> MonitorConfig:
+    return from_mapping({"kafka": {"bootstrap_servers": ["127.0.0.1:9091"]},
+                         "reachability": {"interval_s": 0.1, "deadline_s": 0.5}})  # fmt: skip
+
+
+def unanswered(board: SignalBoard) -> dict[str, str]:
+    return {
+        s.label("broker_id"): s.label("reason")
+        for s in board.signals()
+        if s.name == "broker_unanswered_seconds"
+    }
+
+
+def test_a_round_pings_every_listed_broker_and_the_board_gets_each_outcome() -> None:
+    board = SignalBoard(JobConfig(), live=True)
+    outcomes = {9091: ("answered", ""), 9092: ("refused", "[Errno 111] Connection refused")}
+    pings = BrokerPings(config(), board, lister=lambda: ADDRESSES,
+                        pinger=lambda host, port: outcomes[port])  # fmt: skip
+    pings.list_once()
+    pings.start()
+    try:
+        deadline = time.monotonic() + 5
+        while unanswered(board) != {"1": "answered", "2": "refused"}:
+            assert time.monotonic() < deadline, unanswered(board)
+            time.sleep(0.05)
+    finally:
+        pings.stop()
+    assert "reachability" not in board.stale()
+
+
+def test_a_hung_broker_holds_one_ping_and_never_the_others() -> None:
+    board = SignalBoard(JobConfig(), live=True)
+    release = threading.Event()
+    calls: dict[int, int] = {9091: 0, 9092: 0}
+
+    def ping(host: str, port: int) -> tuple[str, str]:
+        calls[port] += 1
+        if port == 9092:
+            release.wait(5)
+            return "timeout", "no answer"
+        return "answered", ""
+
+    pings = BrokerPings(config(), board, lister=lambda: ADDRESSES, pinger=ping)
+    pings.list_once()
+    pings.start()
+    try:
+        time.sleep(1.0)  # ten rounds
+    finally:
+        release.set()
+        pings.stop()
+    assert calls[9092] == 1, "one ping in flight per broker"
+    assert calls[9091] >= 5, "the others' rounds go on"
+
+
+def test_a_failed_listing_keeps_the_last_one() -> None:
+    board = SignalBoard(JobConfig(), live=True)
+    listings = [ADDRESSES]
+
+    def lister() -> dict[int, tuple[str, int]]:
+        if not listings:
+            raise ConnectionError("no broker answers")
+        return listings.pop()
+
+    pings = BrokerPings(config(), board, lister=lister, pinger=lambda h, p: ("answered", ""))
+    pings.list_once()
+    pings.list_once()  # fails: logged, nothing forgotten
+    assert set(board.ping_targets()) == {1, 2}
