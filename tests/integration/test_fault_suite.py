@@ -1,5 +1,6 @@
 """The fault suite's CI-sized subset on real parts: one run each of broker-kill,
-broker-freeze and rolling-restart under the whole monitor (ship-logs, canary and run as their
+broker-freeze, monitor-kills (the job SIGKILLed ten times during an incident) and
+rolling-restart under the whole monitor (ship-logs, canary and run as their
 own processes, a transport cluster, a real webhook receiver), after a scenario that raises at
 its injection. One bench run, judged by the tests below.
 
@@ -51,7 +52,7 @@ class BenchRun:
 def bench_run(tmp_path_factory: pytest.TempPathFactory) -> BenchRun:
     workdir = tmp_path_factory.mktemp("faults")
     scenarios = [RAISES, SCENARIOS["broker-kill"], SCENARIOS["broker-freeze"],
-                 SCENARIOS["rolling-restart"]]  # fmt: skip
+                 SCENARIOS["monitor-kills"], SCENARIOS["rolling-restart"]]  # fmt: skip
     # calm_s 10: the steady state held 10 s (not 20) before each fault, to fit CI's time.
     log = workdir / "bench.log"
 
@@ -113,6 +114,25 @@ def test_a_frozen_broker_pages_while_frozen_and_its_incident_resolves(bench_run:
     # the frozen broker is fenced and its partitions move); the incident ends after it.
     assert fired <= resolved.keys(), summary
     assert max(resolved.values()) > result.undone_at, summary
+
+
+def test_ten_sigkills_of_the_job_lose_no_page_and_repeat_none(bench_run: BenchRun) -> None:
+    """Issue 15: `kafka-health run` (Spark, the alert service and its outbox) SIGKILLed ten
+    times at seeded random points while brokers 2 and 3 are down, started again each time.
+    Every alert that fired was notified once (no duplicate by idempotency key) and resolved
+    after the brokers came back; no page was unexpected."""
+    result = bench_run.results["monitor-kills"]
+    summary = (result.error, result.latency_s, result.alerts, result.duplicate_details)
+    assert result.error is None, summary
+    assert result.notes.get("paged_before_kill") is True, summary
+    assert len(result.notes.get("job_killed_after_s", [])) == 10, result.notes
+    assert not result.missed and result.latency_s is not None, summary
+    assert result.duplicates == 0, summary
+    assert result.unexpected_pages == [], result.unexpected_pages
+    fired = {a["fingerprint"] for a in result.alerts if a["status"] == "firing"}
+    resolved = {a["fingerprint"] for a in result.alerts if a["status"] == "resolved"}
+    assert fired and fired <= resolved, summary
+    assert result.resolved_after_s is not None, summary
 
 
 def test_a_rolling_restart_pages_nobody(bench_run: BenchRun) -> None:
