@@ -45,6 +45,7 @@ class FaultContext:
 
     def start_brokers(self, broker_ids: list[int], timeout_s: float = 120.0) -> None:
         """Start the brokers (any that already run are left alone) and wait for all."""
+        self.cluster.refresh()
         for broker_id in broker_ids:
             if process_state(self.cluster.node(broker_id).pid) == "stopped":
                 self.cluster.start_broker(broker_id, wait=False)
