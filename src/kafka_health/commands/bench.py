@@ -83,10 +83,14 @@ def run(args: argparse.Namespace) -> int:
             print(f"{scenario.name:<18} {scenario.description}")
             print(f"{'':<18} expects: {scenario.describe_expected()}")
         return 0
-    names = args.scenarios or list(SCENARIOS)
+    names = args.scenarios or [n for n, s in SCENARIOS.items() if args.layout in s.layouts]
     unknown = [n for n in names if n not in SCENARIOS]
     if unknown:
         print(f"unknown scenario(s): {', '.join(unknown)}; see --list", file=sys.stderr)
+        return 2
+    elsewhere = [n for n in names if args.layout not in SCENARIOS[n].layouts]
+    if elsewhere:
+        print(f"not in the {args.layout} layout: {', '.join(elsewhere)}", file=sys.stderr)
         return 2
     if args.repeat < 1:
         print("--repeat must be at least 1", file=sys.stderr)

@@ -24,6 +24,8 @@ class FaultContext:
     config_file: Path
     workdir: Path
     say: Callable[[str], None] = print
+    transport: LocalCluster | None = None
+    """The cluster of the monitor's own topics (None: the single-cluster layout)."""
     notes: dict[str, Any] = field(default_factory=dict)
     injected_at: float = 0.0
 

@@ -240,6 +240,7 @@ class FaultBench:
             config_file=self.config_file,
             workdir=self.options.workdir,
             say=self.say,
+            transport=self.transport,
         )
 
     def _write_configs(self, cluster: LocalCluster, receiver_url: str) -> None:

@@ -20,6 +20,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from kafka_health.devcluster import LocalCluster
+from kafka_health.devcluster.cluster import process_state
 from kafka_health.faults.context import FaultContext
 
 SYMPTOMS = (
@@ -72,6 +74,8 @@ class Scenario:
     observe_s: float = 0.0
     """For scenarios that must not page: how long to keep listening after ``inject``."""
     needs_monitor_processes: bool = False
+    layouts: tuple[str, ...] = ("transport", "single")
+    """The layouts it applies to (a transport fault needs a transport cluster)."""
     modes: tuple[str, ...] = ("kraft", "zookeeper")
     tags: dict[str, str] = field(default_factory=dict)
 
@@ -82,8 +86,9 @@ class Scenario:
     def describe_expected(self) -> str:
         if not self.expected:
             return "no page"
-        where = ", ".join(str(t) for t in self.targets) or "the cluster"
-        text = f"{'|'.join(self.expected)} on broker {where} (or the cluster)"
+        where = ", ".join(str(t) for t in self.targets)
+        about = f"on broker {where} (or the cluster)" if where else "about the monitor or cluster"
+        text = f"{'|'.join(self.expected)} {about}"
         return text + (f"; cause named by {self.cause}" if self.cause else "")
 
 
@@ -149,6 +154,46 @@ def _cluster_down(ctx: FaultContext) -> None:
 def _cluster_up(ctx: FaultContext) -> None:
     ctx.start_brokers(_all_brokers(ctx), timeout_s=180.0)
 
+
+def _transport_cluster(ctx: FaultContext) -> LocalCluster:
+    if ctx.transport is None:
+        raise RuntimeError("this scenario needs the transport layout (--layout transport)")
+    return ctx.transport
+
+
+def _transport_kill(ctx: FaultContext) -> None:
+    transport = _transport_cluster(ctx)
+    for node in transport.nodes:
+        transport.kill_broker(node.broker_id)
+
+
+def _transport_start(ctx: FaultContext) -> None:
+    transport = _transport_cluster(ctx).refresh()
+    for node in transport.nodes:
+        if process_state(node.pid) == "stopped":
+            transport.start_broker(node.broker_id, wait=False)
+    transport.wait_until_registered(len(transport.nodes), 120.0)
+
+
+def _transport_freeze(ctx: FaultContext) -> None:
+    transport = _transport_cluster(ctx)
+    for node in transport.nodes:
+        transport.freeze_broker(node.broker_id)
+
+
+def _transport_thaw(ctx: FaultContext) -> None:
+    transport = _transport_cluster(ctx)
+    for node in transport.nodes:
+        transport.thaw_broker(node.broker_id)
+    ctx.notes["paged_while_frozen"] = any(
+        p.status == "firing" for p in ctx.receiver.pages_since(ctx.injected_at)
+    )
+
+
+TRANSPORT_HOLD_S = 30.0
+MONITOR_BLIND = ("MonitorStalled", "ClusterUnreachable", "MonitorBlind")
+"""What a monitor that cannot read its own topics pages about itself (issue 12.8: within
+10 s, naming what it cannot read)."""
 
 ROLLING_ISR_WAIT_S = 120.0
 
@@ -377,6 +422,31 @@ SCENARIOS: dict[str, Scenario] = {
             "random points (Spark starting, batches running, notifications leaving), starting it "
             "again each time: no duplicate page, no lost one, the resolution arrives",
             inject=_monitor_kills,
+        ),
+        Scenario(
+            "transport-down",
+            f"SIGKILL the transport cluster (the monitor's own topics) for "
+            f"{TRANSPORT_HOLD_S:.0f} s, then start it: the monitored cluster is healthy, the "
+            "monitor is blind and must say so",
+            (),
+            MONITOR_BLIND,
+            _transport_kill,
+            _transport_start,
+            allowed=MONITOR_BLIND,
+            hold_s=TRANSPORT_HOLD_S,
+            layouts=("transport",),
+        ),
+        Scenario(
+            "transport-freeze",
+            f"SIGSTOP the transport cluster for {TRANSPORT_HOLD_S:.0f} s (hung), then SIGCONT: "
+            "the monitor is blind and must say so while it hangs",
+            (),
+            MONITOR_BLIND,
+            _transport_freeze,
+            _transport_thaw,
+            allowed=MONITOR_BLIND,
+            hold_s=TRANSPORT_HOLD_S,
+            layouts=("transport",),
         ),
         Scenario(
             "rolling-restart",

@@ -143,12 +143,28 @@ def test_every_scenario_names_what_it_expects() -> None:
     wanted = {
         "broker-kill", "broker-freeze", "gc-pause", "two-brokers-down", "cluster-down",
         "acks1-loss", "rolling-restart", "receiver-outage", "monitor-kill", "monitor-kills",
+        "transport-down", "transport-freeze",
     }  # fmt: skip
     assert set(SCENARIOS) == wanted
     assert list(SCENARIOS)[-1] == "rolling-restart"
     for scenario in SCENARIOS.values():
         assert scenario.describe_expected()
         assert scenario.expects_page == (scenario.name != "rolling-restart")
+
+
+def test_a_blind_monitor_is_the_page_of_a_transport_fault_and_a_broker_page_is_not() -> None:
+    """transport-down: the monitored cluster is healthy, so the page is the monitor's own
+    (no broker label); anything about a broker is unexpected."""
+    down = SCENARIOS["transport-down"]
+    assert down.layouts == ("transport",)
+    pages = [
+        page(9.5, "k1", "gq", alert("MonitorStalled", broker="")),
+        page(12.0, "k2", "g3", alert("CanaryWriteFailure")),
+    ]
+    verdict = judge(down, pages)
+    assert verdict.first_page_at == 9.5
+    assert [a.alertname for a in verdict.unexpected] == ["CanaryWriteFailure"]
+    assert "about the monitor or cluster" in down.describe_expected()
 
 
 def test_the_same_alerts_updated_with_their_cause_are_not_a_duplicate() -> None:
