@@ -75,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
     if args.bench == "soak":
         return run_soak_command(args)
     from kafka_health.faults.report import summarize, table, write_json
-    from kafka_health.faults.runner import BenchOptions, FaultBench
+    from kafka_health.faults.runner import BenchOptions, FaultBench, RunResult
     from kafka_health.faults.scenarios import SCENARIOS
 
     if args.list:
@@ -106,7 +106,21 @@ def run(args: argparse.Namespace) -> int:
         keep_firing_cap_s=None if args.keep_firing_cap < 0 else args.keep_firing_cap,
     )
     logging.getLogger("kafka").setLevel(logging.ERROR)  # the bench's admin clients' retries
-    bench = FaultBench(options, say=lambda line: print(line, flush=True))
+    started = time.time()
+    meta = {
+        "mode": args.mode,
+        "layout": args.layout,
+        "repeat": args.repeat,
+        "started_at": started,
+        "keep_firing_cap_s": options.keep_firing_cap_s,
+        "workdir": str(options.workdir),
+    }
+
+    def so_far(results: list[RunResult]) -> None:  # a stopped bench keeps the runs it made
+        if args.json:
+            write_json(args.json, results, {**meta, "complete": False})
+
+    bench = FaultBench(options, say=lambda line: print(line, flush=True), on_result=so_far)
 
     def _terminate(signum: int, _frame: FrameType | None) -> None:
         # One signal stops the bench; more (a wrapper forwarding it, a second Ctrl-C) must not
@@ -116,11 +130,14 @@ def run(args: argparse.Namespace) -> int:
         raise KeyboardInterrupt(signal.Signals(signum).name)
 
     previous = {s: signal.signal(s, _terminate) for s in (signal.SIGTERM, signal.SIGINT)}
-    started = time.time()
     try:
         results = bench.run()
     except KeyboardInterrupt:
-        print("interrupted: everything the bench started was stopped", file=sys.stderr)
+        print(
+            "interrupted: everything the bench started was stopped"
+            + (f"; the runs made are in {args.json}" if args.json else ""),
+            file=sys.stderr,
+        )
         return 130
     finally:
         for sig, handler in previous.items():
@@ -131,14 +148,6 @@ def run(args: argparse.Namespace) -> int:
           f"({(time.time() - started) / 60:.0f} min):")  # fmt: skip
     print(table(summary))
     if args.json:
-        meta = {
-            "mode": args.mode,
-            "layout": args.layout,
-            "repeat": args.repeat,
-            "started_at": started,
-            "keep_firing_cap_s": options.keep_firing_cap_s,
-            "workdir": str(options.workdir),
-        }
-        write_json(args.json, results, meta)
+        write_json(args.json, results, {**meta, "complete": True})
         print(f"results: {args.json}")
     return 0

@@ -157,9 +157,16 @@ acks1-loss scenario's incident can resolve before the next one."""
 class FaultBench:
     """One bench run: ``run()`` returns every scenario run's result."""
 
-    def __init__(self, options: BenchOptions, say: Callable[[str], None] = print) -> None:
+    def __init__(
+        self,
+        options: BenchOptions,
+        say: Callable[[str], None] = print,
+        on_result: Callable[[list[RunResult]], None] | None = None,
+    ) -> None:
         self.options = options
         self.say = say
+        self.on_result = on_result
+        """Called with every result so far after each run (the JSON written as it goes)."""
         self.cluster: LocalCluster | None = None
         self.transport: LocalCluster | None = None
         self.receiver: RecordingReceiver | None = None
@@ -182,6 +189,8 @@ class FaultBench:
                     result = self.run_one(ctx, scenario)
                     results.append(result)
                     self.say(f"  -> {one_line(result)}")
+                    if self.on_result is not None:
+                        self.on_result(results)
         finally:
             self.close()
         return results
