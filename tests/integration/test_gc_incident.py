@@ -148,6 +148,16 @@ def firing(state: ReceiverState) -> list[dict[str, Any]]:
     return [a for b in state.bodies() for a in b["alerts"] if a["status"] == "firing"]
 
 
+def over_before(state: ReceiverState, fingerprint: str) -> set[str]:
+    """Fingerprints notified resolved before ``fingerprint`` was first notified firing."""
+    over: set[str] = set()
+    for body in state.bodies():
+        if any(a["fingerprint"] == fingerprint and a["status"] == "firing" for a in body["alerts"]):
+            break
+        over |= {a["fingerprint"] for a in body["alerts"] if a["status"] == "resolved"}
+    return over
+
+
 def test_gc_pause_pages_once_naming_the_gc_and_a_kill_9_of_the_job_does_not_repage(
     local_cluster: Any, tmp_path: Path
 ) -> None:
@@ -211,8 +221,15 @@ def test_gc_pause_pages_once_naming_the_gc_and_a_kill_9_of_the_job_does_not_repa
                 assert any(s in explains for s in symptoms), explains  # fmt: skip
                 gc_fp = gc["fingerprint"]
                 told = [a for a in firing(state) if a["fingerprint"] != gc_fp]
+                over = over_before(state, gc_fp)
                 for symptom in told:  # paged before the GC line: updated to name it
-                    if symptom["labels"].get("broker_id") == "3":
+                    # unless it was over before the GC line came (seen under load, the job's
+                    # own topics on the paused broker: BrokerNotAnswering resolved 10 s after
+                    # the resume, the GC line read after the query's restart, later)
+                    if (
+                        symptom["labels"].get("broker_id") == "3"
+                        and symptom["fingerprint"] not in over
+                    ):
                         assert any(
                             "Full GC" in a["annotations"].get("cause", "")
                             for a in firing(state)
