@@ -18,6 +18,7 @@ ping: a ping still in flight is bounded by its deadline and then reported as fai
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -41,6 +42,9 @@ class _Broker:
     outcome: str | None = None  # the last ping's outcome
     outcome_at: float | None = None
     detail: str = ""
+    failing_since: float | None = None
+    """Restored: since when it had not answered when the previous process stopped (its
+    failure continues until this process sees an answer)."""
 
 
 class Reachability:
@@ -76,6 +80,7 @@ class Reachability:
             entry.outcome, entry.outcome_at, entry.detail = p.outcome, p.finished, p.detail
             if p.answered:
                 entry.answered = p.finished
+                entry.failing_since = None
 
     def fold(self, batch: Batch, now: float) -> None:
         """Membership from the cluster-state snapshots: a snapshot's broker records, complete
@@ -105,10 +110,7 @@ class Reachability:
             if e.outcome == ANSWERED:
                 value, since = 0.0, e.answered
             else:
-                # From this process's first ping at the earliest: a restarted job does not
-                # count its own downtime (nor a broker's answer from before it) against it.
-                known = [t for t in (e.answered, e.first_pinged) if t is not None]
-                since = max(known) if known else now
+                since = _failing_since(e, now)
                 value = max(0.0, now - since)
             details = {"address": f"{e.host}:{e.port}", "outcome": e.outcome,
                        "last_answered_at": e.answered, "since": since,
@@ -139,13 +141,34 @@ class Reachability:
         }
 
     def restore(self, state: dict[str, Any]) -> None:
-        """The brokers, addresses and last answers; their current outcome is unknown until
-        this process pings them."""
-        self._brokers = {
-            int(b): _Broker(e["host"], int(e["port"]), float(e["listed"]), answered=e["answered"])
-            for b, e in state.get("brokers", {}).items()
-        }
+        """The brokers, addresses and last answers. A broker that answered is unknown until
+        this process pings it; one that did not answer stays failing, counted from when it
+        stopped answering, until this process hears from it: a restart is no outage, and an
+        incident open across the job's restart must not resolve while Spark starts (seen:
+        ten SIGKILLs of the job with two brokers down resolved and re-paged them)."""
+        self._brokers = {}
+        for b, e in state.get("brokers", {}).items():
+            entry = _Broker(e["host"], int(e["port"]), float(e["listed"]), answered=e["answered"])
+            outcome = e.get("outcome")
+            if outcome is not None and outcome != ANSWERED:
+                saved = dataclasses.replace(
+                    entry, first_pinged=e.get("first_pinged"), failing_since=e.get("failing_since")
+                )
+                entry.outcome, entry.outcome_at = outcome, e.get("outcome_at")
+                entry.detail = str(e.get("detail", ""))
+                entry.failing_since = _failing_since(saved, float(e.get("outcome_at") or 0.0))
+            self._brokers[int(b)] = entry
         members = state.get("members")
         self._members = None if members is None else {int(b) for b in members}
         self._members_at = int(state.get("members_at", 0))
         self._snapshot = {}
+
+
+def _failing_since(e: _Broker, now: float) -> float:
+    """Since when a broker whose last ping failed has not answered: its last answer, but from
+    this process's first ping at the earliest (a restarted job does not count its own downtime
+    against a broker that answered before it), unless it was already failing then."""
+    if e.failing_since is not None:
+        return max(e.failing_since, e.answered or 0.0)
+    known = [t for t in (e.answered, e.first_pinged) if t is not None]
+    return max(known) if known else now

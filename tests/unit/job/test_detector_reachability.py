@@ -123,3 +123,26 @@ def test_a_restarted_job_knows_the_addresses_and_counts_from_its_own_first_ping(
     assert unanswered(again, 500.0) == {}
     again.answered([pinged(3, 500.0, "refused")])
     assert unanswered(again, 503.0)["3"] == ("refused", 3.0)
+
+
+def test_a_broker_failing_across_a_restart_of_the_job_stays_failing_from_its_last_answer() -> None:
+    """Two brokers down while the job is SIGKILLed and restarted, again and again: the
+    restored job reports them failing at once, counted from their last answer, so the incident
+    does not resolve while Spark starts; an answer ends it, and a later failure counts afresh."""
+    d = Reachability()
+    d.listed(ADDRESSES, 0.0)
+    answering(d, 10)  # answered at 9.001
+    d.answered([pinged(3, float(t), "refused") for t in range(10, 20)])
+    assert unanswered(d, 20.0)["3"] == ("refused", 10.999)
+    again = Reachability()
+    again.restore(d.state())
+    assert unanswered(again, 60.0) == {"3": ("refused", 50.999)}  # 1 and 2: unknown
+    third = Reachability()  # killed before it pinged anything
+    third.restore(again.state())
+    assert unanswered(third, 90.0)["3"] == ("refused", 80.999)
+    third.answered([pinged(3, 90.0, "refused")])
+    assert unanswered(third, 91.0)["3"] == ("refused", 81.999)
+    third.answered([pinged(3, 95.0)])
+    assert unanswered(third, 95.5)["3"] == ("answered", 0.0)
+    third.answered([pinged(3, 100.0, "refused")])
+    assert unanswered(third, 101.0)["3"] == ("refused", 5.999)
