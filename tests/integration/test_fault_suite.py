@@ -188,9 +188,15 @@ def test_the_clusters_logs_replay_into_the_incident_that_paged(
         a for a in result.alerts
         if a["alertname"] == "BrokerFailed" and a["broker_id"] == "3" and a["starts_at"]
     ]  # fmt: skip
-    assert live, result.alerts
     failures = [(start, key) for key, start, alert, broker in replayed
                 if alert == "BrokerFailed" and broker == "3"]  # fmt: skip
+    if not live:
+        # Restarted before the controller fenced it (KRaft: 9 s; the page now comes at ~4 s
+        # and the bench restarts the broker then): no report in the logs, live or replayed.
+        assert result.injected_at is not None and result.undone_at is not None, result.alerts
+        during = [f for f in failures if result.injected_at <= f[0] <= result.undone_at + 30]
+        assert during == [], (during, result.alerts)
+        return
     live_start = live[0]["starts_at"]
     nearest = min(failures, key=lambda r: abs(r[0] - live_start), default=None)
     assert nearest is not None, replayed
