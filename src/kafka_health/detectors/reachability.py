@@ -25,9 +25,8 @@ from typing import Any
 from kafka_health.detectors.inputs import Batch
 from kafka_health.model import Signal, labels
 from kafka_health.reachability.config import ReachabilityConfig
-from kafka_health.reachability.ping import ANSWERED, Ping
+from kafka_health.reachability.ping import ANSWERED, Address, Ping
 
-Address = tuple[str, int]
 MAX_OPEN_SNAPSHOTS = 4
 """Snapshots whose closing record has not come yet, kept (a failed one never closes)."""
 

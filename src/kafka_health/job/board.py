@@ -25,12 +25,12 @@ from kafka_health.detectors.incidents import INCIDENT_SIGNALS, Incidents
 from kafka_health.detectors.inputs import Batch
 from kafka_health.detectors.isr import MAX_LISTED, Isr
 from kafka_health.detectors.loss import Loss
-from kafka_health.detectors.reachability import Address, Reachability
+from kafka_health.detectors.reachability import Reachability
 from kafka_health.detectors.windows import current_window_end_ms
 from kafka_health.detectors.write_path import WritePath
 from kafka_health.model import SIGNAL_SOURCE, Signal, labels
 from kafka_health.reachability.config import ReachabilityConfig
-from kafka_health.reachability.ping import Ping
+from kafka_health.reachability.ping import Address, Ping
 
 __all__ = ["INCIDENT_SIGNALS", "LOGGED_KINDS", "MAX_LISTED", "SignalBoard", "distinct_elections"]
 

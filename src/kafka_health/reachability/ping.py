@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 from kafka_health.kafka_wire import exchange
 
+Address = tuple[str, int]
+"""A broker's host and port."""
 API_VERSIONS = 18
 ANSWERED = "answered"
 FAILURES = ("refused", "timeout", "closed", "tls", "unreachable", "error")

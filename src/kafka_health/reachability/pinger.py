@@ -18,11 +18,10 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Protocol
 
 from kafka_health.config import MonitorConfig
-from kafka_health.reachability.ping import Ping, ping
+from kafka_health.reachability.ping import Address, Ping, ping
 
 log = logging.getLogger(__name__)
 
-Address = tuple[str, int]
 Lister = Callable[[], dict[int, Address]]
 Pinger = Callable[[str, int], tuple[str, str]]
 
