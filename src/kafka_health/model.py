@@ -136,6 +136,9 @@ SIGNALS: dict[str, SignalSpec] = {
         # 10. The job's own health.
         _spec("job_last_batch_timestamp", Unit.TIMESTAMP, "query",
               "wall-clock time the query last completed a batch"),
+        _spec("broker_logs_read_timestamp", Unit.TIMESTAMP, "",
+              "wall-clock time up to which the job has read the broker-log topic (the start of "
+              "its newest completed trigger): a controlled shutdown logged before then is known"),
         _spec("job_kafka_unreachable", Unit.GAUGE, "query",
               "1 while the query cannot read Kafka (terminated, restarting)"),
         _spec("job_query_failed", Unit.GAUGE, "query exception",
@@ -154,6 +157,9 @@ SIGNALS: dict[str, SignalSpec] = {
               "not published and their alerts hold"),
     ]
 }  # fmt: skip
+
+LOGS_READ_SIGNAL = "broker_logs_read_timestamp"
+"""How far the job has read the broker logs (the alert service's maintenance waits on it)."""
 
 # The source each signal's values come from; a stale source's values are unknown, not healthy.
 SOURCE_SIGNALS: dict[str, tuple[str, ...]] = {

@@ -167,6 +167,9 @@ class AlertingConfig:
     resolved_retention_s: float = 86400.0
     maintenance_window_s: float = 900.0
     """How long a broker that logged a controlled shutdown is in maintenance."""
+    maintenance_wait_s: float = 3.0
+    """At most this long after its condition began, an alert a maintenance could mute waits
+    for the job to read the broker logs up to its fault (``maintenance_lookback_s``)."""
     external_url: str = ""
     receivers: list[ReceiverConfig] = field(default_factory=list)
     silences: list[SilenceConfig] = field(default_factory=list)
@@ -183,6 +186,7 @@ class AlertingConfig:
             "root_group_wait_s",
             "resolved_retention_s",
             "maintenance_window_s",
+            "maintenance_wait_s",
         ):
             if getattr(self, name) < 0:
                 problems.append(ConfigProblem(f"{path}.{name}", "must not be negative"))

@@ -8,16 +8,27 @@ A symptom is judged at the last time its condition held: one that stopped holdin
 window stays muted while ``keep_firing_for`` keeps it firing after the window (a KRaft
 controller fences a cleanly stopped broker ~10 s after its shutdown; BrokerFailed then
 fires for 10 minutes), while one that still holds after the window pages.
+
+The shutdown line travels the log path (shipper, transport, a batch of the job) and can trail
+the symptom it explains: a ZooKeeper broker closes its port ~0.3 s after logging it, and a
+slow batch held the line past the first page of a rolling restart. So an alert a maintenance
+could mute waits (at most ``wait_s`` after its condition began) until the job has read the
+broker logs (``broker_logs_read_timestamp``) up to ``lookback_s`` before it began: the rule's
+own figure for how long its fault precedes its condition. The wait costs nothing when the
+logs are read on time (a batch every 2 s), and nothing at all without a job (replay, tests).
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Mapping
 
 from kafka_health.alerting.causes import hosted_by, only_listed_values
 from kafka_health.alerting.engine import Alert
 from kafka_health.alerting.rules import MaintenanceMode
-from kafka_health.model import Signal
+from kafka_health.model import LOGS_READ_SIGNAL, Signal
+
+log = logging.getLogger(__name__)
 
 SHUTDOWN_SIGNAL = "controlled_shutdowns"
 RETENTION_S = 86400.0
@@ -27,15 +38,25 @@ RETENTION_S = 86400.0
 class Maintenance:
     """Maintenance windows per broker id, opened by ``controlled_shutdowns`` signals."""
 
-    def __init__(self, window_s: float) -> None:
+    def __init__(self, window_s: float, wait_s: float = 0.0) -> None:
         self.window_s = window_s
+        self.wait_s = wait_s
         self.until: dict[str, float] = {}
+        self.logs_read_to: float | None = None
+        """How far the job has read the broker logs (None: no job reports it)."""
 
-    def observe(self, signals: Iterable[Signal]) -> None:
+    def observe(self, signals: Iterable[Signal], now: float | None = None) -> None:
         for sig in signals:
+            if sig.name == LOGS_READ_SIGNAL:
+                self.logs_read_to = max(self.logs_read_to or 0.0, sig.value)
+                continue
             broker = sig.label("broker_id")
             if sig.name == SHUTDOWN_SIGNAL and sig.value > 0 and broker:
-                self.until[broker] = max(self.until.get(broker, 0.0), sig.at + self.window_s)
+                before = self.until.get(broker, 0.0)
+                if now is not None and before <= now:
+                    log.info("broker %s is in maintenance: it logged a controlled shutdown "
+                             "(the job's window ending %.1f)", broker, sig.at)  # fmt: skip
+                self.until[broker] = max(before, sig.at + self.window_s)
 
     def brokers(self, at: float) -> set[str]:
         """The brokers in maintenance at ``at``."""
@@ -47,11 +68,27 @@ class Maintenance:
         mode: MaintenanceMode,
         now: float,
         only: Mapping[str, list[str]] | None = None,
+        lookback_s: float = 0.0,
     ) -> str | None:
-        """The reason ``alert`` is expected during maintenance, or None. ``only``: each value
-        of these labels among the alert's triggering series must be listed."""
+        """The reason ``alert`` is expected during maintenance (or held until the logs that
+        would say so are read), or None. ``only``: each value of these labels among the
+        alert's triggering series must be listed."""
+        if mode == "page" or not only_listed_values(alert, only or {}):
+            return None
+        return self._in_maintenance(alert, mode, now) or self._awaiting_logs(alert, now, lookback_s)
+
+    def _awaiting_logs(self, alert: Alert, now: float, lookback_s: float) -> str | None:
+        if self.logs_read_to is None or now >= alert.starts_at + self.wait_s:
+            return None
+        needed = alert.starts_at - lookback_s
+        if self.logs_read_to >= needed:
+            return None
+        behind = needed - self.logs_read_to
+        return f"awaiting the broker logs (read to {behind:.1f} s before its fault began)"
+
+    def _in_maintenance(self, alert: Alert, mode: MaintenanceMode, now: float) -> str | None:
         brokers = self.brokers(min(now, alert.last_true_at))
-        if mode == "page" or not brokers or not only_listed_values(alert, only or {}):
+        if not brokers:
             return None
         names = ",".join(sorted(brokers, key=lambda b: (len(b), b)))
         if mode == "any_broker":

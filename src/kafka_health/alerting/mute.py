@@ -68,8 +68,9 @@ class MuteStage:
                 alert.muted_by.append(f"inhibited by {alerts[source_fp].rule} ({rule.name})")
             rule_config = self.rules[alert.rule]
             reason = self.maintenance.mutes(
-                alert, rule_config.maintenance, now, rule_config.maintenance_only
-            )
+                alert, rule_config.maintenance, now, rule_config.maintenance_only,
+                rule_config.maintenance_lookback_s,
+            )  # fmt: skip
             if reason:
                 alert.muted_by.append(reason)
             alert.muted_by.extend(

@@ -117,6 +117,11 @@ class RuleConfig:
     """Maintenance mutes the alert only if each value of these labels among its triggering
     series is listed (acks: ["1"]: acks=1 writes lost while their leader is restarted are
     what acks=1 means; lost acks=all writes page even then)."""
+    maintenance_lookback_s: float = 0.0
+    """How long before its condition holds its fault can begin (BrokerNotAnswering: its
+    threshold less a ping interval). Until the job has read the broker logs up to then (at most
+    ``alerting.maintenance_wait_s``), a controlled shutdown that would mute it may still be on
+    its way, and the alert waits."""
     context: list[str] = field(default_factory=list)
     """Signals whose non-zero series with the same identifying labels add their details and
     label values to the alert (e.g. the error classes of canary failures)."""
@@ -149,7 +154,7 @@ class RuleConfig:
                 problems.append(
                     ConfigProblem(f"{path}.context[{i}]", f"{name} lacks a label of {self.by}")
                 )
-        for name in ("for_s", "keep_firing_for_s"):
+        for name in ("for_s", "keep_firing_for_s", "maintenance_lookback_s"):
             if getattr(self, name) < 0:
                 problems.append(ConfigProblem(f"{path}.{name}", "must not be negative"))
         if self.maintenance == "own_broker" and "broker_id" not in self.by:

@@ -130,7 +130,7 @@ class AlertService:
             ),
             history_s={c.signal: c.range_s for c in conditions if c.range_s > 0},
         )
-        self.maintenance = Maintenance(config.maintenance_window_s)
+        self.maintenance = Maintenance(config.maintenance_window_s, config.maintenance_wait_s)
         self.silences = SilenceStore(
             self.state_dir / "silences.json",
             configured_silences(
@@ -302,7 +302,7 @@ class AlertService:
                     self.store.replace(batch, now, keep=own)
                 else:
                     self.store.update(batch, now)
-                self.maintenance.observe(batch)
+                self.maintenance.observe(batch, now)
             self.store.update(self._state_writes(now), now)
             self.store.expire(now)
             self.maintenance.prune(now)

@@ -64,7 +64,7 @@ from kafka_health.job.state_file import read_state, write_state
 from kafka_health.job.steps import StepTimer
 from kafka_health.job.supervisor import QueryDefinition, Supervisor
 from kafka_health.kafka_clients import spark_kafka_options
-from kafka_health.model import Signal
+from kafka_health.model import LOGS_READ_SIGNAL, Signal
 from kafka_health.parsing.deadletter import DEAD_LETTER_DDL
 from kafka_health.reachability.pinger import BrokerPings
 
@@ -74,6 +74,10 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 QUERY = MONITOR_QUERY
+SPLITS_PER_SLOT = 4
+"""The monitor query's source reads a big offset range in up to this many tasks per core."""
+BACKLOG_RECORDS = 20_000
+"""A batch of at least this many records runs on every core (about 1 s of one core's work)."""
 CANARY_QUERY_TASKS = 1
 """Task slots the canary query's read may hold (blocked on a dead leader) at a time."""
 
@@ -113,6 +117,11 @@ class MonitorJob:
         # partition costs ~0.1 s: one task per remaining core reads it.
         slots = max(1, int(spark.sparkContext.defaultParallelism))
         self._parallelism = max(1, slots - CANARY_QUERY_TASKS)
+        # A backlog (a storm's burst, a restart's catch-up) is read and parsed by every core:
+        # the source splits a big offset range into up to SPLITS_PER_SLOT x slots tasks and
+        # such a batch is not coalesced (measured: one task held the whole 323,402-record
+        # backlog of `bench throughput` on one of the two cores).
+        self._slots = slots
         self._publish_lock = threading.Lock()
         self._state_lock = threading.Lock()
         self.available_now = False  # process what is there, then stop (tests, backfills)
@@ -125,6 +134,9 @@ class MonitorJob:
             interval_ms(config.job.trigger_interval_s),
         )
         self.health.add_start_hook(self.board.query_started)
+        # How far the broker logs are read reaches the alert service as soon as Spark reports
+        # it, not at the next tick: a restarting broker's page waits for it (maintenance).
+        self.health.add_progress_hook(lambda name: self.publish() if name == QUERY else None)
         self._listener = make_listener(self.health)
         spark.streams.addListener(self._listener)
         self.supervisor = Supervisor(self.query_definitions(), config.job, self.health)
@@ -141,7 +153,7 @@ class MonitorJob:
         """The raw records of the monitor's own topics (on the transport)."""
         topics = self.config.topics
         wanted = [topics.canary_results, topics.cluster_state, topics.broker_logs]
-        return kafka_stream(self.spark, self.config, wanted)
+        return kafka_stream(self.spark, self.config, wanted, SPLITS_PER_SLOT * self._slots)
 
     def _start(self) -> Any:
         writer = (
@@ -197,7 +209,7 @@ class MonitorJob:
         # foreachBatch the executed RDD of the query's plan), so this plans in milliseconds
         # and reads and parses the batch once; dead letters (rare) read it again.
         with timer.step("plan"):
-            rows = driver_rows(batch.coalesce(self._parallelism))
+            rows = driver_rows(batch.coalesce(self._tasks_for(batch_id)))
         culprits: list[Culprit] = []
         with timer.step("collect"):
             try:
@@ -227,6 +239,21 @@ class MonitorJob:
         with timer.step("publish"):
             self.publish()
         self.health.on_steps(QUERY, timer.seconds)
+
+    def _tasks_for(self, batch_id: int) -> int:
+        """Tasks for batch ``batch_id``: one per core less the canary query's at idle, every
+        core for a backlog of at least BACKLOG_RECORDS (its size from the offset log)."""
+        topics = self.config.topics
+        try:
+            ranges = batch_ranges(
+                self.checkpoint, batch_id,
+                [topics.canary_results, topics.cluster_state, topics.broker_logs],
+            )  # fmt: skip
+        except (OSError, ValueError):  # no offset log to read (a test's batch): the default
+            return self._parallelism
+        records = sum(r.size for r in ranges if r.start >= 0)
+        unknown = any(r.start < 0 for r in ranges)  # a new partition: read from its start
+        return self._slots if unknown or records >= BACKLOG_RECORDS else self._parallelism
 
     def _save(self) -> None:
         """Save the detectors' state with each query's last batch id (both queries call it)."""
@@ -340,7 +367,11 @@ class MonitorJob:
     # ------------------------------------------------------------------ running
 
     def signals(self) -> list[Signal]:
-        return self.board.signals() + self.health.signals()
+        own = self.health.signals()
+        read_to = self.health.read_to(QUERY)
+        if read_to is not None:
+            own.append(Signal(LOGS_READ_SIGNAL, (), read_to, time.time()))
+        return self.board.signals() + own
 
     def publish(self) -> None:
         """Hand the current signals to every sink (after each batch and on each tick)."""

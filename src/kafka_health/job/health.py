@@ -54,6 +54,9 @@ class QueryHealth:
     disk_error: str | None = None
     """Set while the query is down because its checkpoint's disk refused a write (full or
     read-only): not a bug, not Kafka; None once a batch runs."""
+    read_to_s: float | None = None
+    """Wall-clock start of its newest completed trigger (a batch, or a look that found nothing
+    new): whatever its topics held before then has been read."""
     sources: tuple[str, ...] = ()
     """What the query reads, from its progress (e.g. ``KafkaV2[SubscribePattern[\\Qtopic\\E]]``)."""
     phases_s: dict[str, float] = field(default_factory=dict)
@@ -77,10 +80,21 @@ class JobHealth(Collector):
         self._lock = threading.Lock()
         self._queries: dict[str, QueryHealth] = {}
         self._start_hooks: list[Callable[[str], None]] = []
+        self._progress_hooks: list[Callable[[str], None]] = []
 
     def add_start_hook(self, hook: Callable[[str], None]) -> None:
         """Call ``hook(query name)`` whenever a query (re)starts."""
         self._start_hooks.append(hook)
+
+    def add_progress_hook(self, hook: Callable[[str], None]) -> None:
+        """Call ``hook(query name)`` after each trigger of a query was recorded."""
+        self._progress_hooks.append(hook)
+
+    def read_to(self, name: str) -> float | None:
+        """:attr:`QueryHealth.read_to_s` of ``name`` (None before its first trigger)."""
+        with self._lock:
+            health = self._queries.get(name)
+            return None if health is None else health.read_to_s
 
     def query(self, name: str) -> QueryHealth:
         with self._lock:
@@ -97,7 +111,7 @@ class JobHealth(Collector):
         name = progress.name or str(progress.id)
         now = self._clock()
         with self._lock:
-            health = self._triggered(name, now)
+            health = self._triggered(name, now, _epoch(getattr(progress, "timestamp", None)))
             health.batch_duration_s = float(progress.batchDuration) / 1000.0
             durations = getattr(progress, "durationMs", None) or {}
             health.phases_s = {
@@ -124,8 +138,9 @@ class JobHealth(Collector):
             )
             if any(described):
                 health.sources = described
+        self._after_trigger(name)
 
-    def on_idle(self, name: str) -> None:
+    def on_idle(self, name: str, timestamp: str | None = None) -> None:
         """The query found no new data at a trigger (``onQueryIdle``): it is up to date, not
         stalled. Spark 4 posts no progress for such triggers, only this event (every
         ``spark.sql.streaming.noDataProgressEventInterval``): without it a query whose topics
@@ -133,15 +148,23 @@ class JobHealth(Collector):
         MonitorBlind of the source that went quiet."""
         now = self._clock()
         with self._lock:
-            health = self._triggered(name, now)
+            health = self._triggered(name, now, _epoch(timestamp))
             health.input_rows_per_s = 0.0
             health.processed_rows_per_s = 0.0
             health.offsets_behind = 0.0
+        self._after_trigger(name)
 
-    def _triggered(self, name: str, now: float) -> QueryHealth:
-        """The query ran a trigger at ``now`` (a batch, or a look with nothing new): it is
-        alive and no longer failed. The caller holds the lock."""
+    def _after_trigger(self, name: str) -> None:
+        for hook in self._progress_hooks:
+            hook(name)
+
+    def _triggered(self, name: str, now: float, started: float | None) -> QueryHealth:
+        """The query ran a trigger (a batch, or a look with nothing new) that started at
+        ``started`` and is recorded at ``now``: it is alive and no longer failed. The caller
+        holds the lock."""
         health = self._queries.setdefault(name, QueryHealth())
+        if started is not None:
+            health.read_to_s = max(health.read_to_s or 0.0, min(started, now))
         health.active = True
         health.failed_with = None
         health.disk_error = None
@@ -350,14 +373,19 @@ def classify_error(error: BaseException | str | None) -> str | None:
     return "Exception" if isinstance(error, str) else type(error).__name__
 
 
-def _age(timestamp: str | None, now: float) -> float | None:
+def _epoch(timestamp: str | None) -> float | None:
+    """Seconds since the epoch of Spark's ISO 8601 text ("2026-11-25T18:05:03.417Z")."""
     if not timestamp:
         return None
     try:
-        at = datetime.fromisoformat(timestamp.replace("Z", "+00:00")).timestamp()
+        return datetime.fromisoformat(timestamp.replace("Z", "+00:00")).timestamp()
     except ValueError:
         return None
-    if at <= 0:  # no watermark yet
+
+
+def _age(timestamp: str | None, now: float) -> float | None:
+    at = _epoch(timestamp)
+    if at is None or at <= 0:  # no watermark yet
         return None
     return max(0.0, now - at)
 
@@ -378,7 +406,9 @@ def make_listener(health: JobHealth) -> Any:
             health.on_progress(event.progress)
 
         def onQueryIdle(self, event: Any) -> None:
-            health.on_idle(names.get(str(event.id), str(event.id)))
+            health.on_idle(
+                names.get(str(event.id), str(event.id)), getattr(event, "timestamp", None)
+            )
 
         def onQueryTerminated(self, event: Any) -> None:
             pass  # the supervisor records terminations with the query's name

@@ -13,7 +13,12 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
 
-def kafka_stream(spark: SparkSession, config: MonitorConfig, topics: Sequence[str]) -> DataFrame:
+def kafka_stream(
+    spark: SparkSession,
+    config: MonitorConfig,
+    topics: Sequence[str],
+    min_partitions: int | None = None,
+) -> DataFrame:
     """A streaming DataFrame of the raw records of ``topics`` (Spark's Kafka source columns),
     read from the one cluster that holds them all (:func:`cluster_of`).
 
@@ -24,7 +29,7 @@ def kafka_stream(spark: SparkSession, config: MonitorConfig, topics: Sequence[st
     on_monitored = {cluster_of(config, t) is config.kafka for t in wanted}
     if len(on_monitored) != 1:
         raise ValueError(f"topics {wanted} are not all on one cluster: one query per cluster")
-    return _source(spark, config, cluster_of(config, wanted[0]), wanted)
+    return _source(spark, config, cluster_of(config, wanted[0]), wanted, min_partitions)
 
 
 def cluster_of(config: MonitorConfig, topic: str) -> KafkaConfig:
@@ -80,15 +85,23 @@ OFFSET_RETRY_INTERVAL_S = 0.5
 
 
 def _source(
-    spark: SparkSession, config: MonitorConfig, kafka: KafkaConfig, topics: Sequence[str]
+    spark: SparkSession,
+    config: MonitorConfig,
+    kafka: KafkaConfig,
+    topics: Sequence[str],
+    min_partitions: int | None = None,
 ) -> DataFrame:
     """One Kafka source. Retention deleting unread records is not a reason to stop monitoring
     (``failOnDataLoss=false``); the job reports it through the query's progress instead.
     Topics are matched by :func:`exact_topics_pattern`, not subscribed by name: a topic that
-    does not exist yet is read once it appears, not a failed query."""
+    does not exist yet is read once it appears, not a failed query. ``min_partitions``:
+    Spark's ``minPartitions``, a big backlog of one topic partition read by several tasks
+    (Spark splits offset ranges only while there are fewer of them than this)."""
+    reader = spark.readStream.format("kafka")
+    if min_partitions is not None:
+        reader = reader.option("minPartitions", str(min_partitions))
     return (
-        spark.readStream.format("kafka")
-        .options(**spark_kafka_options(kafka))
+        reader.options(**spark_kafka_options(kafka))
         .option("subscribePattern", exact_topics_pattern(topics))
         .option("startingOffsets", config.job.starting_offsets)
         .option("failOnDataLoss", "false")

@@ -146,6 +146,14 @@ def _whole_entry(p: P.EventPattern) -> str:
     return rf"^[\s\S]*?(?:{p.java_regex()})[\s\S]*$"
 
 
+def _any_of(conditions: list[Column]) -> Column:
+    """c1 OR c2 OR ... (evaluated left to right, stopping at the first true one)."""
+    expr = conditions[0]
+    for condition in conditions[1:]:
+        expr = expr | condition
+    return expr
+
+
 def _first_match(cases: list[tuple[Column, Column]]) -> Column:
     """CASE WHEN c1 THEN v1 WHEN c2 THEN v2 ... END as one flat expression."""
     from pyspark.sql import functions as F
@@ -237,8 +245,14 @@ def parse_entries(
         return b if p.scope == "entry" else h
 
     # One cheap pass: does anything look like an event at all? (Most lines do not.)
+    # A plain substring search first (P.prefilter_literals: one of them is in every match of a
+    # trigger), so the triggers' regex meets only the few lines that hold one.
     any_trigger = "|".join(f"(?:{t})" for t in dict.fromkeys(p.trigger for p in patterns))
-    df = df.withColumn("_maybe", F.col("_usable") & b.rlike(any_trigger))
+    literals = P.prefilter_literals(patterns)
+    maybe_col = F.col("_usable")
+    if literals:
+        maybe_col = maybe_col & _any_of([b.contains(t) for t in literals])
+    df = df.withColumn("_maybe", maybe_col & b.rlike(any_trigger))
     df = end_stage(df, "parse_trigger")
     maybe = F.col("_maybe")
     # The patterns in chunks, a stage each: the first chunk that matches wins, as one CASE

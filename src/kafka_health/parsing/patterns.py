@@ -912,6 +912,89 @@ def recursion_hazards(regex: str) -> list[str]:
     return found
 
 
+MIN_LITERAL = 3
+"""A trigger's literal must be at least this long to be worth a search of its own."""
+_QUANTIFIERS = frozenset("?*{")
+
+
+def _split_top_level(regex: str) -> list[str]:
+    """``regex`` split at its top-level ``|`` (outside groups and classes)."""
+    parts, depth, in_class, start, i = [], 0, False, 0, 0
+    while i < len(regex):
+        c = regex[i]
+        if c == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+        elif c == "|" and depth == 0:
+            parts.append(regex[start:i])
+            start = i + 1
+        i += 1
+    parts.append(regex[start:])
+    return parts
+
+
+def _leading_literal(alternative: str) -> str:
+    """The plain text every match of ``alternative`` starts with (escapes resolved; a
+    character a quantifier makes optional is left out)."""
+    out: list[str] = []
+    i = 0
+    while i < len(alternative):
+        c = alternative[i]
+        if c == "\\":
+            nxt = alternative[i + 1 : i + 2]
+            if not nxt or nxt.isalnum():  # \d, \b, \Q...: not a plain character
+                break
+            char, width = nxt, 2
+        elif c in "()[].*+?{}|^$":
+            break
+        else:
+            char, width = c, 1
+        following = alternative[i + width : i + width + 1]
+        if following in _QUANTIFIERS and following:
+            break
+        out.append(char)
+        i += width
+        if following == "+":
+            break
+    return "".join(out)
+
+
+def trigger_literals(trigger: str) -> tuple[str, ...] | None:
+    """Texts one of which every match of ``trigger`` contains (one per top-level
+    alternative), or None when an alternative starts with less than :data:`MIN_LITERAL`
+    plain characters. A record holding none of them cannot match: a plain substring search
+    (Spark's ``contains``) says so, far cheaper than Java's regex trying every alternative at
+    every position (measured: 60 % of the job's CPU on a 200-broker backlog)."""
+    found = []
+    for alternative in _split_top_level(trigger):
+        literal = _leading_literal(alternative)
+        if len(literal) < MIN_LITERAL:
+            return None
+        found.append(literal)
+    return tuple(found)
+
+
+def prefilter_literals(patterns: tuple[EventPattern, ...] = ALL_PATTERNS) -> tuple[str, ...] | None:
+    """The fewest texts one of which every trigger's match contains (a text that contains
+    another is left out), or None when some trigger has no usable literal."""
+    literals: set[str] = set()
+    for p in patterns:
+        found = trigger_literals(p.trigger)
+        if found is None:
+            return None
+        literals.update(found)
+    kept = [t for t in literals if not any(o != t and o in t for o in literals)]
+    return tuple(sorted(kept))
+
+
 def check_table(patterns: tuple[EventPattern, ...] = ALL_PATTERNS) -> list[str]:
     """Problems in the table (duplicate names, unknown events or groups); empty when sound."""
     problems = []

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from alerting_harness import Harness, Signals, partitions, sig
+from alerting_harness import T0, Harness, Signals, partitions, sig
 
-from kafka_health.model import Signal
+from kafka_health.model import LOGS_READ_SIGNAL, Signal
 
 BROKERS = (1, 2, 3)
 
@@ -177,3 +178,71 @@ def test_a_shutdown_line_later_than_the_group_wait_is_too_late(tmp_path: Path) -
     h = Harness(tmp_path)
     h.run(0, 10, lambda t: [sig("canary_availability_ratio", 0.2, t, broker_id=2)], step=1)
     assert h.paged_rules() == ["CanaryWriteFailure"]
+
+
+def _unanswered(broker: int, since: float) -> Callable[[float], list[Signal]]:
+    """Broker ``broker`` last answered the job's pings at ``since`` (refused ever after)."""
+
+    def signals(t: float) -> list[Signal]:
+        if t < since:
+            return [sig("broker_unanswered_seconds", 0, t, broker_id=broker, reason="answered")]
+        return [sig("broker_unanswered_seconds", t - since, t, broker_id=broker,
+                    reason="refused")]  # fmt: skip
+
+    return signals
+
+
+def _logs_read(to: Callable[[float], float]) -> Callable[[float], list[Signal]]:
+    return lambda t: [sig(LOGS_READ_SIGNAL, T0 + to(t), t)]
+
+
+def test_a_restart_waits_for_the_logs_that_name_it(tmp_path: Path) -> None:
+    """Seen on real parts (ZooKeeper rolling restart): the broker's port refused for 6 s and
+    its shutdown line, behind a slow batch, reached the alert service after the first page
+    would have left. The job reports the logs read only up to 4 s before the fault, so
+    BrokerNotAnswering waits; the line arrives 8 s after the fault and mutes it."""
+    h = Harness(tmp_path)
+    down = _unanswered(2, since=10.0)
+    behind = _logs_read(lambda t: min(t, 6.0) if t < 18 else t)
+
+    def signals(t: float) -> list[Signal]:
+        out = down(t) + behind(t)
+        if t >= 18:  # the batch with the shutdown line (logged at 10.7) completed
+            out.append(sig("controlled_shutdowns", 1, t, broker_id=2))
+        return out
+
+    h.run(0, 60, signals, step=0.5)
+    assert h.firing("BrokerNotAnswering")
+    assert h.sent == []
+
+
+def test_a_killed_broker_pages_once_the_logs_are_read_past_its_fault(tmp_path: Path) -> None:
+    """No shutdown line: once the logs are read past the fault the page leaves, with no delay
+    when they are read on time (2 s batches)."""
+    h = Harness(tmp_path)
+    down = _unanswered(2, since=10.0)
+    on_time = _logs_read(lambda t: 2.0 * ((t - 1.0) // 2.0))  # a batch every 2 s, 1 s long
+    h.run(0, 30, lambda t: down(t) + on_time(t), step=0.5)
+    assert h.paged_rules() == ["BrokerNotAnswering"]
+    first = h.pages()[0]
+    fired = h.alerts("BrokerNotAnswering")[0]
+    assert first.created_at - fired.starts_at <= 1.5, "group wait only: the logs were read in time"
+
+
+def test_a_stalled_log_path_holds_a_page_at_most_the_wait(tmp_path: Path) -> None:
+    """Logs not read at all (the job stalled): the page waits maintenance_wait_s, then goes."""
+    h = Harness(tmp_path)
+    down = _unanswered(2, since=10.0)
+    h.run(0, 40, lambda t: down(t) + _logs_read(lambda _t: 1.0)(t), step=0.5)
+    assert h.paged_rules() == ["BrokerNotAnswering"]
+    fired = h.alerts("BrokerNotAnswering")[0]
+    waited = h.pages()[0].created_at - fired.starts_at
+    assert 3.0 <= waited <= 4.5, waited  # the wait, then the group wait
+
+
+def test_without_a_job_nothing_waits(tmp_path: Path) -> None:
+    """No ``broker_logs_read_timestamp`` (replay, a service on its own): no wait."""
+    h = Harness(tmp_path)
+    h.run(0, 30, _unanswered(2, since=10.0), step=0.5)
+    fired = h.alerts("BrokerNotAnswering")[0]
+    assert h.pages()[0].created_at - fired.starts_at <= 1.5

@@ -146,3 +146,29 @@ def test_an_idle_query_is_live_not_stalled() -> None:
     [signal] = [s for s in health.signals() if s.name == "job_last_batch_timestamp"]
     assert signal.value == 130.0 and signal.label("query") == "monitor"
     assert health.query("monitor").input_rows_per_s == 0.0
+
+
+def test_how_far_a_query_has_read_is_the_start_of_its_newest_trigger() -> None:
+    """A batch's progress and an idle look both carry the trigger's start (Spark's ISO text):
+    records written before it are read. It never goes back, nor past the wall clock, and each
+    trigger calls the progress hooks (the job publishes then, for the alert service's wait)."""
+    from types import SimpleNamespace
+
+    health = JobHealth(clock=lambda: 1_795_630_000.0)
+    seen: list[str] = []
+    health.add_progress_hook(seen.append)
+    assert health.read_to("monitor") is None
+    progress = SimpleNamespace(
+        name="monitor", id="x", batchDuration=900, inputRowsPerSecond=1.0,
+        processedRowsPerSecond=1.0, numInputRows=4, eventTime={}, stateOperators=[], sources=[],
+        durationMs={}, timestamp="2026-11-25T17:26:38.500Z",
+    )  # fmt: skip
+    health.on_progress(progress)
+    assert health.read_to("monitor") == 1_795_627_598.5
+    health.on_idle("monitor", "2026-11-25T17:26:40.000Z")
+    assert health.read_to("monitor") == 1_795_627_600.0
+    health.on_idle("monitor", "2026-11-25T17:26:39.000Z")  # delivered late: kept the newest
+    assert health.read_to("monitor") == 1_795_627_600.0
+    health.on_idle("monitor", "2026-11-25T18:10:00.000Z")  # ahead of this clock
+    assert health.read_to("monitor") == 1_795_630_000.0
+    assert seen == ["monitor"] * 4
