@@ -81,7 +81,7 @@ def main() -> None:
         cluster = LocalCluster.create(ClusterSpec(dir=tmp / "kafka", brokers=1)).up()
         try:
             base = MonitorConfig().with_bootstrap(cluster.bootstrap_servers)
-            jfr = "-XX:StartFlightRecording=settings=profile"  # dumped below, by the job's JVM
+            jfr = "-XX:FlightRecorderOptions:stackdepth=1024 -XX:StartFlightRecording=settings=profile"
             config = dataclasses.replace(
                 base,
                 topics=TopicsConfig(),

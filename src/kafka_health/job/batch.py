@@ -134,7 +134,8 @@ def parsed_stream(source: DataFrame, config: MonitorConfig) -> DataFrame:
     from kafka_health.parsing.envelope import decode_records
     from kafka_health.parsing.events import parse_entries
 
-    parsed = parse_entries(decode_records(source, config.parsing), config.parsing)
+    entries = decode_records(source, config.parsing).drop("host", "envelope")
+    parsed = parse_entries(entries, config.parsing, keep_message=False)
     wanted = dict.fromkeys(
         (*[c for c in DEAD_LETTER_COLUMNS if c != "value_bytes"], "outcome", "reason", "kind",
          "n_lines", *EVENT_COLUMNS)

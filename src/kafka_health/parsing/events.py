@@ -198,8 +198,12 @@ def parse_entries(
     config: ParsingConfig | None = None,
     kind: Kind = "auto",
     patterns: tuple[P.EventPattern, ...] = P.ALL_PATTERNS,
+    keep_message: bool = True,
 ) -> DataFrame:
-    """Classify every entry and extract its event fields (see the module docstring)."""
+    """Classify every entry and extract its event fields (see the module docstring).
+    ``keep_message=False`` leaves ``message`` out of the output (the streaming job): every
+    stage after the first copies each row whole, and the entry's text is then held once (its
+    first ``scan_chars``), not three times."""
     from pyspark.sql import functions as F
 
     config = config or ParsingConfig()
@@ -230,7 +234,7 @@ def parse_entries(
     df = df.withColumns(
         {"_head": head, "_body": body, "_family": family, "_bad": bad, "_len": F.length(message)}
     )
-    df = end_stage(df, "parse_head")
+    df = end_stage(df, "parse_head").drop("_text", *([] if keep_message else ["message"]))
     h, b, fam = F.col("_head"), F.col("_body"), F.col("_family")
     is_start = h.rlike(P.ENTRY_START)
     continued = F.coalesce(_column_or_null(df, "continued", "boolean"), F.lit(False))
