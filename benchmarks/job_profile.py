@@ -81,7 +81,10 @@ def main() -> None:
         cluster = LocalCluster.create(ClusterSpec(dir=tmp / "kafka", brokers=1)).up()
         try:
             base = MonitorConfig().with_bootstrap(cluster.bootstrap_servers)
-            jfr = "-XX:FlightRecorderOptions:stackdepth=1024 -XX:StartFlightRecording=settings=profile"
+            jfr = (  # deep stacks: a regex's recursion hides the stage that called it
+                "-XX:FlightRecorderOptions:stackdepth=1024 "
+                "-XX:StartFlightRecording=settings=profile"
+            )
             config = dataclasses.replace(
                 base,
                 topics=TopicsConfig(),

@@ -14,8 +14,10 @@ the symptom it explains: a ZooKeeper broker closes its port ~0.3 s after logging
 slow batch held the line past the first page of a rolling restart. So an alert a maintenance
 could mute waits (at most ``wait_s`` after its condition began) until the job has read the
 broker logs (``broker_logs_read_timestamp``) up to ``lookback_s`` before it began: the rule's
-own figure for how long its fault precedes its condition. The wait costs nothing when the
-logs are read on time (a batch every 2 s), and nothing at all without a job (replay, tests).
+own figure for how long its fault precedes its condition (0, the default: no wait; the
+symptoms the job computes from its own batches arrive with the logs of about the same time).
+The wait costs nothing when the logs are read on time (a batch every 2 s), and nothing at all
+without a job (replay, tests).
 """
 
 from __future__ import annotations
@@ -78,7 +80,7 @@ class Maintenance:
         return self._in_maintenance(alert, mode, now) or self._awaiting_logs(alert, now, lookback_s)
 
     def _awaiting_logs(self, alert: Alert, now: float, lookback_s: float) -> str | None:
-        if self.logs_read_to is None or now >= alert.starts_at + self.wait_s:
+        if lookback_s <= 0 or self.logs_read_to is None or now >= alert.starts_at + self.wait_s:
             return None
         needed = alert.starts_at - lookback_s
         if self.logs_read_to >= needed:

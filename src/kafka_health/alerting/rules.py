@@ -121,7 +121,7 @@ class RuleConfig:
     """How long before its condition holds its fault can begin (BrokerNotAnswering: its
     threshold less a ping interval). Until the job has read the broker logs up to then (at most
     ``alerting.maintenance_wait_s``), a controlled shutdown that would mute it may still be on
-    its way, and the alert waits."""
+    its way, and the alert waits. 0 (the default): it does not wait."""
     context: list[str] = field(default_factory=list)
     """Signals whose non-zero series with the same identifying labels add their details and
     label values to the alert (e.g. the error classes of canary failures)."""

@@ -246,3 +246,21 @@ def test_without_a_job_nothing_waits(tmp_path: Path) -> None:
     h.run(0, 30, _unanswered(2, since=10.0), step=0.5)
     fired = h.alerts("BrokerNotAnswering")[0]
     assert h.pages()[0].created_at - fired.starts_at <= 1.5
+
+
+def test_a_rule_without_a_lookback_does_not_wait(tmp_path: Path) -> None:
+    """CanaryWriteFailure (maintenance own_broker, no maintenance_lookback_s) pages after its
+    group wait even while the logs are read only up to long before it began: its symptoms come
+    from the job's batches, with the logs of about the same time."""
+    h = Harness(tmp_path)
+
+    def signals(t: float) -> list[Signal]:
+        out = [sig(LOGS_READ_SIGNAL, T0 + 1.0, t)]
+        if t >= 10:
+            out.append(sig("canary_availability_ratio", 0.2, t, broker_id=2))
+        return out
+
+    h.run(0, 30, signals, step=0.5)
+    assert h.paged_rules() == ["CanaryWriteFailure"]
+    fired = h.alerts("CanaryWriteFailure")[0]
+    assert h.pages()[0].created_at - fired.starts_at <= 1.5

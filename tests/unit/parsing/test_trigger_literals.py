@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 
 import pytest
+from tests.parsing_cases import ALL_CASES
 
 from kafka_health.parsing import patterns as P
-from tests.parsing_cases import ALL_CASES
 
 
 @pytest.mark.parametrize(
