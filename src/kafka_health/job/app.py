@@ -74,8 +74,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 QUERY = MONITOR_QUERY
-SPLITS_PER_SLOT = 4
-"""The monitor query's source reads a big offset range in up to this many tasks per core."""
+SPLIT_RECORDS = 10_000
+"""The monitor query's source reads an offset range of more records in pieces of this many."""
 BACKLOG_RECORDS = 20_000
 """A batch of at least this many records runs on every core (about 1 s of one core's work)."""
 CANARY_QUERY_TASKS = 1
@@ -118,7 +118,7 @@ class MonitorJob:
         slots = max(1, int(spark.sparkContext.defaultParallelism))
         self._parallelism = max(1, slots - CANARY_QUERY_TASKS)
         # A backlog (a storm's burst, a restart's catch-up) is read and parsed by every core:
-        # the source splits a big offset range into up to SPLITS_PER_SLOT x slots tasks and
+        # the source splits an offset range of more than SPLIT_RECORDS into pieces and
         # such a batch is not coalesced (measured: one task held the whole 323,402-record
         # backlog of `bench throughput` on one of the two cores).
         self._slots = slots
@@ -153,7 +153,7 @@ class MonitorJob:
         """The raw records of the monitor's own topics (on the transport)."""
         topics = self.config.topics
         wanted = [topics.canary_results, topics.cluster_state, topics.broker_logs]
-        return kafka_stream(self.spark, self.config, wanted, SPLITS_PER_SLOT * self._slots)
+        return kafka_stream(self.spark, self.config, wanted, SPLIT_RECORDS)
 
     def _start(self) -> Any:
         writer = (

@@ -17,7 +17,7 @@ def kafka_stream(
     spark: SparkSession,
     config: MonitorConfig,
     topics: Sequence[str],
-    min_partitions: int | None = None,
+    split_records: int | None = None,
 ) -> DataFrame:
     """A streaming DataFrame of the raw records of ``topics`` (Spark's Kafka source columns),
     read from the one cluster that holds them all (:func:`cluster_of`).
@@ -29,7 +29,7 @@ def kafka_stream(
     on_monitored = {cluster_of(config, t) is config.kafka for t in wanted}
     if len(on_monitored) != 1:
         raise ValueError(f"topics {wanted} are not all on one cluster: one query per cluster")
-    return _source(spark, config, cluster_of(config, wanted[0]), wanted, min_partitions)
+    return _source(spark, config, cluster_of(config, wanted[0]), wanted, split_records)
 
 
 def cluster_of(config: MonitorConfig, topic: str) -> KafkaConfig:
@@ -89,17 +89,17 @@ def _source(
     config: MonitorConfig,
     kafka: KafkaConfig,
     topics: Sequence[str],
-    min_partitions: int | None = None,
+    split_records: int | None = None,
 ) -> DataFrame:
     """One Kafka source. Retention deleting unread records is not a reason to stop monitoring
     (``failOnDataLoss=false``); the job reports it through the query's progress instead.
     Topics are matched by :func:`exact_topics_pattern`, not subscribed by name: a topic that
-    does not exist yet is read once it appears, not a failed query. ``min_partitions``:
-    Spark's ``minPartitions``, a big backlog of one topic partition read by several tasks
-    (Spark splits offset ranges only while there are fewer of them than this)."""
+    does not exist yet is read once it appears, not a failed query. ``split_records``:
+    Spark's ``maxRecordsPerPartition``, an offset range of more records than this (a backlog
+    of one topic partition) read in pieces, by as many tasks; a smaller one stays whole."""
     reader = spark.readStream.format("kafka")
-    if min_partitions is not None:
-        reader = reader.option("minPartitions", str(min_partitions))
+    if split_records is not None:
+        reader = reader.option("maxRecordsPerPartition", str(split_records))
     return (
         reader.options(**spark_kafka_options(kafka))
         .option("subscribePattern", exact_topics_pattern(topics))

@@ -126,13 +126,15 @@ def _drain(progress: ProgressLog, name: str, quiet_s: float = 3.0) -> None:
 
 def limit_rate(spark: Any, config: MonitorConfig, progress: ProgressLog, tmp: Path) -> float:
     """Spark's Kafka source over the job's topics, no work."""
-    from kafka_health.job.app import SPLITS_PER_SLOT
+    from kafka_health.job.app import SPLIT_RECORDS
     from kafka_health.job.sources import kafka_stream
 
     topics = config.topics
-    splits = SPLITS_PER_SLOT * int(spark.sparkContext.defaultParallelism)  # as the job's source
-    source = kafka_stream(
-        spark, config, [topics.canary_results, topics.cluster_state, topics.broker_logs], splits
+    source = kafka_stream(  # split as the job's source is
+        spark,
+        config,
+        [topics.canary_results, topics.cluster_state, topics.broker_logs],
+        SPLIT_RECORDS,
     )
     query = (
         source.writeStream.queryName("limit").format("noop").trigger(availableNow=True)
