@@ -210,6 +210,26 @@ def _rolling_restart(ctx: FaultContext) -> None:
         ctx.notes.setdefault("isr_recovery_s", []).append(took)
 
 
+SLOW_RESTART_BROKER = 2
+SLOW_RESTART_DOWN_S = 20.0
+"""Down this long after its controlled shutdown (an upgrade, a host reboot): past
+BrokerNotAnswering's 5 s, so only its maintenance window keeps it quiet."""
+
+
+def _slow_restart(ctx: FaultContext) -> None:
+    """Controlled shutdown of one broker, down 20 s, started again: a planned restart that
+    takes longer than a page's threshold."""
+    from kafka_health.faults.isr import wait_fully_replicated
+
+    ctx.say(
+        f"  controlled shutdown of broker {SLOW_RESTART_BROKER}, down {SLOW_RESTART_DOWN_S:g} s"
+    )
+    ctx.cluster.stop_broker(SLOW_RESTART_BROKER)
+    time.sleep(SLOW_RESTART_DOWN_S)
+    ctx.cluster.start_broker(SLOW_RESTART_BROKER, wait=True)
+    ctx.notes["isr_recovery_s"] = [wait_fully_replicated(ctx.cluster, ROLLING_ISR_WAIT_S)]
+
+
 OUTAGE_500_S = 60.0
 OUTAGE_HANG_S = 60.0
 
@@ -449,6 +469,15 @@ SCENARIOS: dict[str, Scenario] = {
             layouts=("transport",),
         ),
         Scenario(
+            "slow-restart",
+            f"controlled shutdown of broker {SLOW_RESTART_BROKER}, down "
+            f"{SLOW_RESTART_DOWN_S:g} s, then started: no page",
+            (),
+            (),
+            _slow_restart,
+            observe_s=60.0,
+        ),
+        Scenario(
             "rolling-restart",
             "controlled shutdown and start of each broker in turn, waiting for a full ISR "
             "between: no page",
@@ -459,5 +488,5 @@ SCENARIOS: dict[str, Scenario] = {
         ),
     )
 }
-"""In the order ``bench faults`` runs them: the rolling restart last, because its controlled
-shutdowns open maintenance windows that would mute the faults after it."""
+"""In the order ``bench faults`` runs them: the slow and the rolling restart last, because
+their controlled shutdowns open maintenance windows that would mute the faults after them."""
