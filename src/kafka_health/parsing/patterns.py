@@ -18,6 +18,7 @@ cluster, and, for the JVM, against logs written by OpenJDK 17 and lines quoted b
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -881,9 +882,9 @@ MAX_GROUP_REPEAT = 16
 _GROUP_QUANTIFIER = re.compile(r"(?:[*+?]|\{(\d+)(?:,(\d*))?\})([+?]?)")
 
 
-def recursion_hazards(regex: str) -> list[str]:
-    """Repeated groups in ``regex`` that make Java's matcher recurse once per repeat."""
-    found = []
+def _outside_classes(regex: str) -> Iterator[tuple[int, str]]:
+    """Each unescaped character of ``regex`` outside its character classes, with its index
+    (a class's own brackets and contents are skipped; "[]...]" and "[^]...]" hold a "]")."""
     i, in_class = 0, False
     while i < len(regex):
         c = regex[i]
@@ -896,19 +897,28 @@ def recursion_hazards(regex: str) -> list[str]:
             in_class = True
             if regex[i + 1 : i + 2] == "^":
                 i += 1
-            if regex[i + 1 : i + 2] == "]":  # "[]...]" and "[^]...]": a literal "]"
+            if regex[i + 1 : i + 2] == "]":
                 i += 1
-        elif c == ")":
-            m = _GROUP_QUANTIFIER.match(regex, i + 1)
-            if m and m.group(0)[0] != "?" and m.group(3) != "+":
-                low, high = m.group(1), m.group(2)
-                bounded = low is not None and (
-                    (high is None and int(low) <= MAX_GROUP_REPEAT)
-                    or (high not in (None, "") and int(high) <= MAX_GROUP_REPEAT)
-                )
-                if not bounded:
-                    found.append(f"repeated group '...{regex[max(0, i - 30) : m.end()]}'")
+        else:
+            yield i, c
         i += 1
+
+
+def recursion_hazards(regex: str) -> list[str]:
+    """Repeated groups in ``regex`` that make Java's matcher recurse once per repeat."""
+    found = []
+    for i, c in _outside_classes(regex):
+        if c != ")":
+            continue
+        m = _GROUP_QUANTIFIER.match(regex, i + 1)
+        if m and m.group(0)[0] != "?" and m.group(3) != "+":
+            low, high = m.group(1), m.group(2)
+            bounded = low is not None and (
+                (high is None and int(low) <= MAX_GROUP_REPEAT)
+                or (high not in (None, "") and int(high) <= MAX_GROUP_REPEAT)
+            )
+            if not bounded:
+                found.append(f"repeated group '...{regex[max(0, i - 30) : m.end()]}'")
     return found
 
 
@@ -919,24 +929,15 @@ _QUANTIFIERS = frozenset("?*{")
 
 def _split_top_level(regex: str) -> list[str]:
     """``regex`` split at its top-level ``|`` (outside groups and classes)."""
-    parts, depth, in_class, start, i = [], 0, False, 0, 0
-    while i < len(regex):
-        c = regex[i]
-        if c == "\\":
-            i += 2
-            continue
-        if in_class:
-            in_class = c != "]"
-        elif c == "[":
-            in_class = True
-        elif c == "(":
+    parts, depth, start = [], 0, 0
+    for i, c in _outside_classes(regex):
+        if c == "(":
             depth += 1
         elif c == ")":
             depth -= 1
         elif c == "|" and depth == 0:
             parts.append(regex[start:i])
             start = i + 1
-        i += 1
     parts.append(regex[start:])
     return parts
 
