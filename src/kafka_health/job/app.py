@@ -149,11 +149,15 @@ class MonitorJob:
             QueryDefinition(CANARY_QUERY, self._start_canary),
         ]
 
+    def own_topics(self) -> list[str]:
+        """The monitor query's topics (on the transport): canary results, cluster state and
+        broker logs."""
+        topics = self.config.topics
+        return [topics.canary_results, topics.cluster_state, topics.broker_logs]
+
     def source(self) -> DataFrame:
         """The raw records of the monitor's own topics (on the transport)."""
-        topics = self.config.topics
-        wanted = [topics.canary_results, topics.cluster_state, topics.broker_logs]
-        return kafka_stream(self.spark, self.config, wanted, SPLIT_RECORDS)
+        return kafka_stream(self.spark, self.config, self.own_topics(), SPLIT_RECORDS)
 
     def _start(self) -> Any:
         writer = (
@@ -243,12 +247,8 @@ class MonitorJob:
     def _tasks_for(self, batch_id: int) -> int:
         """Tasks for batch ``batch_id``: one per core less the canary query's at idle, every
         core for a backlog of at least BACKLOG_RECORDS (its size from the offset log)."""
-        topics = self.config.topics
         try:
-            ranges = batch_ranges(
-                self.checkpoint, batch_id,
-                [topics.canary_results, topics.cluster_state, topics.broker_logs],
-            )  # fmt: skip
+            ranges = batch_ranges(self.checkpoint, batch_id, self.own_topics())
         except (OSError, ValueError):  # no offset log to read (a test's batch): the default
             return self._parallelism
         records = sum(r.size for r in ranges if r.start >= 0)
@@ -291,15 +291,11 @@ class MonitorJob:
     ) -> tuple[list[Any], list[DataFrame], list[Culprit]]:
         """The batch's rows without the records that fail its parse (:mod:`.quarantine`): the
         collected rows of every part that ran, the parts holding dead letters, the culprits."""
-        topics = self.config.topics
         log.error(
             "batch %d failed in a Spark task (%s): re-reading its records to set aside the "
             "ones that fail the parse", batch_id, classify_error(error) or type(error).__name__,
         )  # fmt: skip
-        ranges = batch_ranges(
-            self.checkpoint, batch_id,
-            [topics.canary_results, topics.cluster_state, topics.broker_logs],
-        )  # fmt: skip
+        ranges = batch_ranges(self.checkpoint, batch_id, self.own_topics())
         raw = read_ranges(self.spark, self.config.transport_kafka(), ranges).cache()
         try:
             concrete = ranges_read(raw)  # a failure here is the transport's: raised as it is
