@@ -21,7 +21,8 @@ def write_json(path: Path, data: Any) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f, separators=(",", ":"), sort_keys=True, default=str)
+            # encoded whole, written at once: json.dump writes each small chunk on its own
+            f.write(json.dumps(data, separators=(",", ":"), sort_keys=True, default=str))
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)

@@ -125,22 +125,55 @@ class Decoded:
 
 
 def parsed_stream(source: DataFrame, config: MonitorConfig) -> DataFrame:
-    """The query's rows: every record of every topic, decoded and parsed as a broker-log
-    record, narrowed to what the batch needs (the source columns, the outcome, the event
-    fields). Built once when the query starts, so a batch does not rebuild the parser's large
-    plan; records of the other topics come out as unparseable and are told apart by
-    ``source_topic`` (their cost is negligible: a few per second)."""
+    """The query's rows: every record of every topic, narrowed to what the batch needs (the
+    source columns, the outcome, the event fields). Built once when the query starts, so a
+    batch does not rebuild the parser's large plan.
+
+    Two branches of the one source, as one union: broker-log records are decoded and parsed
+    (:func:`parsed_logs`); the canary's outcomes and the prober's records skip the parse
+    (:func:`own_records`). Spark reads the batch's offset ranges once per branch (the same
+    source, one offset log), and a record of the other branch is dropped at once: a read is
+    cheap next to the parse's 35 stages, which the prober's snapshots (a record per
+    partition, 10,000 at a time on a 10,000-partition cluster) crossed for nothing (measured:
+    0.9 s of such a batch, BENCHMARKS.md)."""
+    from pyspark.sql import functions as F
+
+    is_log = F.col("topic") == config.topics.broker_logs
+    logs = parsed_logs(source.where(is_log), config)
+    own = own_records(source.where(~is_log), config)
+    return with_driver_columns(logs.unionByName(own, allowMissingColumns=True), config)
+
+
+def parsed_logs(records: DataFrame, config: MonitorConfig) -> DataFrame:
+    """Broker-log records decoded and parsed (Spark built-in functions only): the source
+    columns, the outcome and the event fields."""
     from kafka_health.parsing.deadletter import DEAD_LETTER_COLUMNS
     from kafka_health.parsing.envelope import decode_records
     from kafka_health.parsing.events import parse_entries
 
-    entries = decode_records(source, config.parsing).drop("host", "envelope")
+    entries = decode_records(records, config.parsing).drop("host", "envelope")
     parsed = parse_entries(entries, config.parsing, keep_message=False)
     wanted = dict.fromkeys(
         (*[c for c in DEAD_LETTER_COLUMNS if c != "value_bytes"], "outcome", "reason", "kind",
-         "n_lines", *EVENT_COLUMNS)
+         "n_lines", "source_value_bytes", *EVENT_COLUMNS)
     )  # fmt: skip
-    return with_driver_columns(parsed.select(*wanted), config)
+    return parsed.select(*wanted)
+
+
+def own_records(records: DataFrame, config: MonitorConfig) -> DataFrame:
+    """The canary's outcomes and the prober's records with the source columns the parse
+    gives (``source_*``, ``source_value_bytes``), not parsed: the driver checks them."""
+    from pyspark.sql import functions as F
+
+    from kafka_health.parsing.envelope import kept_value, with_source_names
+
+    df = with_source_names(records)
+    size = F.coalesce(F.octet_length("source_value"), F.lit(0))
+    return df.select(
+        *[c for c in df.columns if c.startswith("source_") and c != "source_value"],
+        kept_value(F.col("source_value"), size, config.parsing).alias("source_value"),
+        size.alias("source_value_bytes"),
+    )
 
 
 def _tagged(kind: str, df: DataFrame, *columns: Any) -> DataFrame:

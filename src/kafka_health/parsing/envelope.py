@@ -106,6 +106,26 @@ def envelope_name(doc: Column) -> Column:
     )
 
 
+def with_source_names(records: DataFrame) -> DataFrame:
+    """Spark's Kafka source columns renamed ``source_*`` (:data:`SOURCE_COLUMNS`)."""
+    df = records
+    for old, new in SOURCE_COLUMNS.items():
+        if old in df.columns:
+            df = df.withColumnRenamed(old, new)
+    return df
+
+
+def kept_value(value: Column, size: Column, config: ParsingConfig) -> Column:
+    """The raw value as far as it is carried past decoding. It serves only dead letters (cut
+    to ``max_value_bytes``) and the job's own records (at most 64 KB): carried whole through
+    every stage of the parse, a 10 MB record took 10 MB in each stage's row buffer and the
+    heap ran out."""
+    from pyspark.sql import functions as F
+
+    kept = max(config.dead_letter.max_value_bytes, VALUE_KEPT_MIN_BYTES)
+    return F.when(size > kept, F.substring(value, 1, kept)).otherwise(value)
+
+
 def decode_records(records: DataFrame, config: ParsingConfig | None = None) -> DataFrame:
     """Kafka source rows (key, value, topic, partition, offset, timestamp) -> entries.
 
@@ -117,10 +137,7 @@ def decode_records(records: DataFrame, config: ParsingConfig | None = None) -> D
 
     config = config or ParsingConfig()
     fields = config.fields
-    df = records
-    for old, new in SOURCE_COLUMNS.items():
-        if old in df.columns:
-            df = df.withColumnRenamed(old, new)
+    df = with_source_names(records)
     value = F.col("source_value")
     key = (
         F.col("source_key").cast("string")
@@ -129,13 +146,9 @@ def decode_records(records: DataFrame, config: ParsingConfig | None = None) -> D
     )
     size = F.coalesce(F.octet_length(value), F.lit(0))
     text = F.when(size <= config.max_entry_bytes, value.cast("string"))
-    # Past the text, the raw value serves only dead letters (cut to max_value_bytes) and the
-    # job's own records (at most 64 KB): carried whole through every stage of the parse, a
-    # 10 MB record took 10 MB in each stage's row buffer and the heap ran out.
-    kept = max(config.dead_letter.max_value_bytes, VALUE_KEPT_MIN_BYTES)
     df = df.withColumns({
         "_size": size, "_text": text, "source_value_bytes": size,
-        "source_value": F.when(size > kept, F.substring(value, 1, kept)).otherwise(value),
+        "source_value": kept_value(value, size, config),
     })  # fmt: skip
     df = end_stage(df, "decode_text")
     t = F.col("_text")

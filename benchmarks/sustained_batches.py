@@ -1,0 +1,116 @@
+"""Where a sustained batch's time goes: the job on its processing-time trigger while
+``kafka-health bench load`` sends traffic at a steady rate (the last phase of
+``bench throughput``), then every monitor batch's rows, ``durationMs`` and the steps of its
+``foreachBatch`` body (``job/steps``), and the p50/p95 of each after the first third.
+
+    .venv/bin/python benchmarks/sustained_batches.py [--rate 1000] [--seconds 60]
+
+Runs a local 1-broker Kafka and Spark ``local[2]``. Writes nothing to the repo.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+
+def quantile(values: list[float], q: float) -> float:
+    ordered = sorted(values) or [0.0]
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def spread(values: list[float]) -> str:
+    return f"p50 {statistics.median(values or [0.0]):.2f} s, p95 {quantile(values, 0.95):.2f} s"
+
+
+def main() -> None:
+    from kafka_health.config import JobConfig, MonitorConfig, TopicsConfig
+    from kafka_health.devcluster import ClusterSpec, LocalCluster
+    from kafka_health.job.app import QUERY, MonitorJob
+    from kafka_health.loadgen.throughput import ProgressLog, ThroughputPlan
+    from kafka_health.shipper.devcluster import write_config
+    from kafka_health.spark import build_spark_session
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rate", type=float, default=1000.0, help="log records/s")
+    parser.add_argument("--seconds", type=float, default=60.0)
+    args = parser.parse_args()
+    plan = ThroughputPlan()
+    with tempfile.TemporaryDirectory(prefix="kafka-health-sustained-") as name:
+        tmp = Path(name)
+        cluster = LocalCluster.create(ClusterSpec(dir=tmp / "kafka", brokers=1)).up()
+        try:
+            base = MonitorConfig().with_bootstrap(cluster.bootstrap_servers)
+            config = dataclasses.replace(
+                base,
+                topics=TopicsConfig(),
+                spark=dataclasses.replace(base.spark, checkpoint_dir=str(tmp / "checkpoints")),
+                job=JobConfig(starting_offsets="earliest"),
+            )
+            config_file = write_config(config, tmp / "monitor.yaml")
+            spark = build_spark_session(config.spark)
+            progress = ProgressLog()
+            spark.streams.addListener(progress.listener())
+            job = MonitorJob(spark, config)
+            steps: dict[int, dict[str, float]] = {}
+            original = job.health.on_steps
+
+            def keep_steps(query: str, seconds: dict[str, float]) -> None:
+                if query == QUERY:
+                    steps[len(steps)] = dict(seconds)
+                original(query, seconds)
+
+            job.health.on_steps = keep_steps  # type: ignore[method-assign,assignment]
+            stop = threading.Event()
+            runner = threading.Thread(target=job.run, args=(stop,), daemon=True)
+            runner.start()
+            time.sleep(15)
+            before = len(progress.by_query.get(QUERY, []))
+            steps_before = len(steps)
+            load = subprocess.run(
+                [sys.executable, "-m", "kafka_health.cli", "bench", "load", "--config",
+                 str(config_file), "--brokers", str(plan.shape.brokers), "--partitions",
+                 str(plan.shape.partitions), "--topics", str(plan.shape.topics), "--rate",
+                 str(args.rate), "--seconds", str(args.seconds), "--seed", "2", "--json"],
+                capture_output=True, text=True, check=False,
+            )  # fmt: skip
+            stop.set()
+            runner.join(timeout=120)
+            spark.stop()
+            if load.returncode != 0:
+                raise SystemExit(f"bench load failed: {load.stderr[-2000:]}")
+        finally:
+            cluster.down()
+    batches: list[Any] = progress.by_query.get(QUERY, [])[before:]
+    step_rows = [steps[k] for k in sorted(steps) if k >= steps_before]
+    for i, p in enumerate(batches):
+        d = dict(p.durationMs)
+        own = step_rows[i] if i < len(step_rows) else {}
+        print(
+            f"batch {p.batchId}: {p.numInputRows:6d} rows {d.get('triggerExecution', 0):5d} ms "
+            f"(addBatch {d.get('addBatch', 0)}, latestOffset {d.get('latestOffset', 0)}, "
+            f"queryPlanning {d.get('queryPlanning', 0)}, walCommit {d.get('walCommit', 0)}, "
+            f"commitOffsets {d.get('commitOffsets', 0)}) "
+            + " ".join(f"{k} {v:.2f}" for k, v in own.items())
+        )
+    kept = batches[len(batches) // 3 :]
+    durations = [p.batchDuration / 1000 for p in kept]
+    print(f"\n{len(kept)} batches after the first third: duration {spread(durations)}")
+    for key in sorted({k for p in kept for k in dict(p.durationMs)}):
+        values = [dict(p.durationMs).get(key, 0) / 1000 for p in kept]
+        print(f"  {key:20s} {spread(values)}")
+    kept_steps = step_rows[len(step_rows) // 3 :]
+    for key in sorted({k for s in kept_steps for k in s}):
+        print(f"  step {key:15s} {spread([s.get(key, 0.0) for s in kept_steps])}")
+
+
+if __name__ == "__main__":
+    main()
