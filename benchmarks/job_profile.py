@@ -65,6 +65,7 @@ def main() -> None:
     from kafka_health.config import JobConfig, MonitorConfig, TopicsConfig
     from kafka_health.devcluster import ClusterSpec, LocalCluster
     from kafka_health.job.app import QUERY, MonitorJob
+    from kafka_health.job.batch import SOURCE_READS
     from kafka_health.loadgen.throughput import ProgressLog, ThroughputPlan, _drain, fill
     from kafka_health.loadgen.traffic import Traffic
     from kafka_health.spark import build_spark_session
@@ -112,11 +113,12 @@ def main() -> None:
             job.health.on_steps = keep_steps  # type: ignore[method-assign,assignment]
             job.run_available_now()
             _drain(progress, QUERY)
-            rate, rows = progress.rate(QUERY)
+            rate, rows = progress.rate(QUERY, SOURCE_READS)
             print(f"job: {rate:,.0f} records/s over {rows} records")
             for p in progress.by_query.get(QUERY, []):
                 if p.numInputRows:
-                    print(f"  batch {p.batchId}: {p.numInputRows} rows, durationMs {p.durationMs}")
+                    records = p.numInputRows // SOURCE_READS
+                    print(f"  batch {p.batchId}: {records} records, durationMs {p.durationMs}")
             for i, s in enumerate(steps):
                 print(f"  steps {i}: " + ", ".join(f"{k} {v:.2f} s" for k, v in s.items()))
             jvm: Any = spark.sparkContext._jvm

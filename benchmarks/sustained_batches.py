@@ -35,6 +35,7 @@ def main() -> None:
     from kafka_health.config import JobConfig, MonitorConfig, TopicsConfig
     from kafka_health.devcluster import ClusterSpec, LocalCluster
     from kafka_health.job.app import QUERY, MonitorJob
+    from kafka_health.job.batch import SOURCE_READS
     from kafka_health.loadgen.throughput import ProgressLog, ThroughputPlan
     from kafka_health.shipper.devcluster import write_config
     from kafka_health.spark import build_spark_session
@@ -94,8 +95,9 @@ def main() -> None:
     for i, p in enumerate(batches):
         d = dict(p.durationMs)
         own = step_rows[i] if i < len(step_rows) else {}
+        records = p.numInputRows // SOURCE_READS
         print(
-            f"batch {p.batchId}: {p.numInputRows:6d} rows {d.get('triggerExecution', 0):5d} ms "
+            f"batch {p.batchId}: {records:6d} records {d.get('triggerExecution', 0):5d} ms "
             f"(addBatch {d.get('addBatch', 0)}, latestOffset {d.get('latestOffset', 0)}, "
             f"queryPlanning {d.get('queryPlanning', 0)}, walCommit {d.get('walCommit', 0)}, "
             f"commitOffsets {d.get('commitOffsets', 0)}) "

@@ -124,6 +124,11 @@ class Decoded:
         return sum(c.dead_letters for c in self.counts)
 
 
+SOURCE_READS = 2
+"""Reads of each source record per batch in :func:`parsed_stream`'s plan (one per branch):
+Spark's ``numInputRows`` counts them all."""
+
+
 def parsed_stream(source: DataFrame, config: MonitorConfig) -> DataFrame:
     """The query's rows: every record of every topic, narrowed to what the batch needs (the
     source columns, the outcome, the event fields). Built once when the query starts, so a

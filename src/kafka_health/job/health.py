@@ -81,6 +81,13 @@ class JobHealth(Collector):
         self._queries: dict[str, QueryHealth] = {}
         self._start_hooks: list[Callable[[str], None]] = []
         self._progress_hooks: list[Callable[[str], None]] = []
+        self._reads: dict[str, int] = {}
+
+    def set_source_reads(self, name: str, reads: int) -> None:
+        """Query ``name``'s plan reads each record of its source ``reads`` times (a union of
+        branches of one source): Spark's ``numInputRows`` counts every read, the rows figures
+        count records."""
+        self._reads[name] = max(1, reads)
 
     def add_start_hook(self, hook: Callable[[str], None]) -> None:
         """Call ``hook(query name)`` whenever a query (re)starts."""
@@ -119,9 +126,10 @@ class JobHealth(Collector):
                 for phase in BATCH_PHASES
                 if durations.get(phase) is not None
             }
-            health.input_rows_per_s = float(progress.inputRowsPerSecond or 0.0)
-            health.processed_rows_per_s = float(progress.processedRowsPerSecond or 0.0)
-            health.input_rows_total += int(progress.numInputRows or 0)
+            reads = self._reads.get(name, 1)
+            health.input_rows_per_s = float(progress.inputRowsPerSecond or 0.0) / reads
+            health.processed_rows_per_s = float(progress.processedRowsPerSecond or 0.0) / reads
+            health.input_rows_total += int(progress.numInputRows or 0) // reads
             watermark = (progress.eventTime or {}).get("watermark")
             health.watermark_delay_s = _age(watermark, now)
             operators = progress.stateOperators or []
@@ -270,7 +278,7 @@ class JobHealth(Collector):
         }
         counters: dict[str, tuple[str, getter]] = {
             "late_rows": ("rows dropped as later than the watermark", lambda h: h.late_rows_total),
-            "input_rows": ("rows read", lambda h: h.input_rows_total),
+            "input_rows": ("records read", lambda h: h.input_rows_total),
             "restarts": ("restarts of the query by the supervisor", lambda h: h.restarts_total),
             "terminations": ("times the query terminated", lambda h: h.terminations_total),
             "quarantined_batches": (

@@ -103,10 +103,11 @@ class ProgressLog:
 
         return _Listener()
 
-    def rate(self, name: str) -> tuple[float, int]:
-        """Records per second of the query's batches, and its records."""
+    def rate(self, name: str, reads: int = 1) -> tuple[float, int]:
+        """Records per second of the query's batches, and its records; ``reads``: how many
+        times its plan reads each record (``numInputRows`` counts each read)."""
         done = [p for p in self.by_query.get(name, []) if p.numInputRows > 0]
-        rows = sum(p.numInputRows for p in done)
+        rows = sum(p.numInputRows for p in done) // reads
         seconds = sum(p.batchDuration for p in done) / 1000
         return (rows / seconds if seconds else 0.0), rows
 
@@ -216,6 +217,7 @@ def run_throughput(
     (or the cluster at ``master``: executors of 1 GB); the JSON figures."""
     from kafka_health.devcluster import ClusterSpec, LocalCluster
     from kafka_health.job.app import MonitorJob
+    from kafka_health.job.batch import SOURCE_READS
     from kafka_health.spark import build_spark_session
 
     with tempfile.TemporaryDirectory(prefix="kafka-health-throughput-") as name:
@@ -247,7 +249,7 @@ def run_throughput(
                 say(f"limit (Kafka source, no work): {limit:,.0f} records/s")
                 MonitorJob(spark, config).run_available_now()
                 _drain(progress, "monitor")  # the listener bus delivers progress later
-                job, job_rows = progress.rate("monitor")
+                job, job_rows = progress.rate("monitor", SOURCE_READS)
                 say(f"job: {job:,.0f} records/s ({job_rows} records)")
                 plain = plain_rate(config, records)
                 say(f"plain Python: {plain:,.0f} records/s")

@@ -134,6 +134,25 @@ def test_a_batch_s_phases_are_exported_in_seconds() -> None:
     assert 'kafka_health_job_batch_step_seconds{query="monitor",step="collect"} 1.0' in text
 
 
+def test_records_read_count_each_record_once_when_the_plan_reads_it_twice() -> None:
+    """The monitor query's plan reads its source in two branches (parsed logs, own records):
+    Spark's numInputRows counts both reads, the exported rows figures count records."""
+    from types import SimpleNamespace
+
+    health = JobHealth(clock=lambda: 100.0)
+    health.set_source_reads("monitor", 2)
+    for name in ("monitor", "canary"):
+        health.on_progress(SimpleNamespace(
+            name=name, id=name, batchDuration=1000, inputRowsPerSecond=20.0,
+            processedRowsPerSecond=40.0, numInputRows=40, eventTime={}, stateOperators=[],
+            sources=[], durationMs={},
+        ))  # fmt: skip
+    monitor, canary = health.query("monitor"), health.query("canary")
+    assert (monitor.input_rows_total, monitor.input_rows_per_s) == (20, 10.0)
+    assert monitor.processed_rows_per_s == 20.0
+    assert (canary.input_rows_total, canary.input_rows_per_s) == (40, 20.0)
+
+
 def test_an_idle_query_is_live_not_stalled() -> None:
     """A trigger that finds no new data (Spark 4: onQueryIdle, no progress) is a sign of
     life: the query's last-batch time moves on and its input rate is zero, so a topic gone
