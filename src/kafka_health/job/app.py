@@ -85,6 +85,17 @@ CANARY_QUERY_TASKS = 1
 """Task slots the canary query's read may hold (blocked on a dead leader) at a time."""
 
 
+def batch_tasks(ranges: Iterable[OffsetRange], slots: int, idle_tasks: int) -> int:
+    """Tasks for a batch reading ``ranges``: ``idle_tasks`` for a small one, every one of the
+    ``slots`` for one of BACKLOG_RECORDS or more, or one reading a new partition from its
+    start (its size unknown)."""
+    records, unknown = 0, False
+    for r in ranges:
+        unknown = unknown or r.start < 0
+        records += r.size if r.start >= 0 else 0
+    return slots if unknown or records >= BACKLOG_RECORDS else idle_tasks
+
+
 class SignalSink(Protocol):
     """Where current signals go after each batch and on the supervisor's tick."""
 
@@ -255,9 +266,7 @@ class MonitorJob:
             ranges = batch_ranges(self.checkpoint, batch_id, self.own_topics())
         except (OSError, ValueError):  # no offset log to read (a test's batch): the default
             return self._parallelism
-        records = sum(r.size for r in ranges if r.start >= 0)
-        unknown = any(r.start < 0 for r in ranges)  # a new partition: read from its start
-        return self._slots if unknown or records >= BACKLOG_RECORDS else self._parallelism
+        return batch_tasks(ranges, self._slots, self._parallelism)
 
     def _save(self) -> None:
         """Save the detectors' state with each query's last batch id (both queries call it)."""
