@@ -138,7 +138,7 @@ def parsed_stream(source: DataFrame, config: MonitorConfig) -> DataFrame:
     (:func:`parsed_logs`); the canary's outcomes and the prober's records skip the parse
     (:func:`own_records`). Spark reads the batch's offset ranges once per branch (the same
     source, one offset log), and a record of the other branch is dropped at once: a read is
-    cheap next to the parse's 35 stages, which the prober's snapshots (a record per
+    cheap next to the decode's and parse's 31 stages, which the prober's snapshots (a record per
     partition, 10,000 at a time on a 10,000-partition cluster) crossed for nothing (measured:
     0.9 s of such a batch, BENCHMARKS.md)."""
     from pyspark.sql import functions as F
