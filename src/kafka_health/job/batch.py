@@ -124,34 +124,51 @@ class Decoded:
         return sum(c.dead_letters for c in self.counts)
 
 
-SOURCE_READS = 2
-"""Reads of each source record per batch in :func:`parsed_stream`'s plan (one per branch):
-Spark's ``numInputRows`` counts them all."""
+SOURCE_READS = 1
+"""Reads of each source record per batch in :func:`parsed_stream`'s plan: Spark's
+``numInputRows`` counts each read (two branches of one source, a union, read it twice: more
+CPU at idle, 0.56 cores against 0.48, BENCHMARKS.md)."""
 
 
 def parsed_stream(source: DataFrame, config: MonitorConfig) -> DataFrame:
-    """The query's rows: every record of every topic, narrowed to what the batch needs (the
-    source columns, the outcome, the event fields). Built once when the query starts, so a
-    batch does not rebuild the parser's large plan.
+    """The query's rows: every record of every topic, decoded and parsed as a broker-log
+    record, narrowed to what the batch needs (the source columns, the outcome, the event
+    fields). Built once when the query starts, so a batch does not rebuild the parser's large
+    plan.
 
-    Two branches of the one source, as one union: broker-log records are decoded and parsed
-    (:func:`parsed_logs`); the canary's outcomes and the prober's records skip the parse
-    (:func:`own_records`). Spark reads the batch's offset ranges once per branch (the same
-    source, one offset log), and a record of the other branch is dropped at once: a read is
-    cheap next to the decode's and parse's 31 stages, which the prober's snapshots (a record per
-    partition, 10,000 at a time on a 10,000-partition cluster) crossed for nothing (measured:
-    0.9 s of such a batch, BENCHMARKS.md)."""
+    The canary's outcomes and the prober's records (told apart by ``source_topic``) reach the
+    decode and parse empty, their value set aside (``own_value``) and put back after: every
+    expression of the parse's stages meets a null or an empty text and stops at once. The
+    prober's snapshots (a record per partition, 10,000 at a time on a 10,000-partition
+    cluster) took 0.9 s of such a batch when they were decoded and parsed as log lines
+    (BENCHMARKS.md)."""
     from pyspark.sql import functions as F
 
+    from kafka_health.parsing.envelope import kept_value
+
     is_log = F.col("topic") == config.topics.broker_logs
-    logs = parsed_logs(source.where(is_log), config)
-    own = own_records(source.where(~is_log), config)
-    return with_driver_columns(logs.unionByName(own, allowMissingColumns=True), config)
+    own_size = F.coalesce(F.octet_length("value"), F.lit(0))
+    records = source.select(
+        *[c for c in source.columns if c != "value"],
+        F.when(is_log, F.col("value")).alias("value"),
+        F.when(~is_log, kept_value(F.col("value"), own_size, config.parsing)).alias("own_value"),
+        F.when(~is_log, own_size).alias("own_value_bytes"),
+    )
+    parsed = parsed_logs(records, config, carried=("own_value", "own_value_bytes"))
+    own = F.col("own_value_bytes").isNotNull()
+    restored = parsed.withColumns({
+        "source_value": F.when(own, F.col("own_value")).otherwise(F.col("source_value")),
+        "source_value_bytes": F.when(own, F.col("own_value_bytes"))
+        .otherwise(F.col("source_value_bytes")),
+    }).drop("own_value", "own_value_bytes")  # fmt: skip
+    return with_driver_columns(restored, config)
 
 
-def parsed_logs(records: DataFrame, config: MonitorConfig) -> DataFrame:
+def parsed_logs(
+    records: DataFrame, config: MonitorConfig, carried: tuple[str, ...] = ()
+) -> DataFrame:
     """Broker-log records decoded and parsed (Spark built-in functions only): the source
-    columns, the outcome and the event fields."""
+    columns, the outcome and the event fields, and the ``carried`` columns of ``records``."""
     from kafka_health.parsing.deadletter import DEAD_LETTER_COLUMNS
     from kafka_health.parsing.envelope import decode_records
     from kafka_health.parsing.events import parse_entries
@@ -160,25 +177,9 @@ def parsed_logs(records: DataFrame, config: MonitorConfig) -> DataFrame:
     parsed = parse_entries(entries, config.parsing, keep_message=False)
     wanted = dict.fromkeys(
         (*[c for c in DEAD_LETTER_COLUMNS if c != "value_bytes"], "outcome", "reason", "kind",
-         "n_lines", "source_value_bytes", *EVENT_COLUMNS)
+         "n_lines", "source_value_bytes", *EVENT_COLUMNS, *carried)
     )  # fmt: skip
     return parsed.select(*wanted)
-
-
-def own_records(records: DataFrame, config: MonitorConfig) -> DataFrame:
-    """The canary's outcomes and the prober's records with the source columns the parse
-    gives (``source_*``, ``source_value_bytes``), not parsed: the driver checks them."""
-    from pyspark.sql import functions as F
-
-    from kafka_health.parsing.envelope import kept_value, with_source_names
-
-    df = with_source_names(records)
-    size = F.coalesce(F.octet_length("source_value"), F.lit(0))
-    return df.select(
-        *[c for c in df.columns if c.startswith("source_") and c != "source_value"],
-        kept_value(F.col("source_value"), size, config.parsing).alias("source_value"),
-        size.alias("source_value_bytes"),
-    )
 
 
 def _tagged(kind: str, df: DataFrame, *columns: Any) -> DataFrame:
