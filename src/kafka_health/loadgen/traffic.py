@@ -26,7 +26,10 @@ A storm (an election storm, a rolling restart of a large cluster) multiplies the
 ``storm_factor`` and shifts the mix to :data:`STORM`.
 
 **Canary outcomes**: one per canary partition (one per broker, as the canary places them) per
-``canary_interval_s``, acknowledged in 2-30 ms. **Cluster state**: a snapshot every
+``canary_interval_s``, acknowledged in 2-30 ms; with :meth:`Traffic.canary_round`, the probes
+themselves too, in the canary topic, where the job's loss check reads them back (without them
+every acknowledged write waits 15 minutes for its read-back: the loss detector's pending
+probes grew for the first 15 minutes of a soak). **Cluster state**: a snapshot every
 ``snapshot_interval_s`` as the prober writes it: one record per partition (P, spread over
 ``topics`` topics, replication factor 3 on consecutive brokers), one per broker and a closing
 summary.
@@ -39,7 +42,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from kafka_health.canary.records import ProbeOutcome
+from kafka_health.canary.records import Probe, ProbeOutcome
 from kafka_health.cluster_state.records import BrokerState, PartitionState, SnapshotSummary
 from kafka_health.config import TopicsConfig
 from kafka_health.shipper.envelope import encode, iso_millis
@@ -243,6 +246,17 @@ class Traffic:
             )  # fmt: skip
             out.append((self.topics.canary_results, outcome.key, outcome.encode()))
         return out
+
+    def canary_round(self, now_ms: int) -> list[Record]:
+        """:meth:`canary_results`, and each of those probes in the canary topic (keyed by its
+        partition, as the canary writes them): what a canary round leaves in both topics."""
+        results = self.canary_results(now_ms)
+        probes = [
+            (self.topics.canary, str(p).encode(),
+             Probe("load", p, self._seq, "all", now_ms).encode())
+            for p in range(self.shape.brokers)
+        ]  # fmt: skip
+        return results + probes
 
     def cluster_snapshot(self, now_ms: int) -> Iterator[Record]:
         """A prober snapshot: every partition, every broker, then the closing summary."""

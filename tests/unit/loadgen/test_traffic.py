@@ -66,6 +66,22 @@ def test_one_canary_outcome_per_broker_each_round() -> None:
     assert {json.loads(v)["seq"] for _t, _k, v in second} == {2}
 
 
+def test_a_canary_round_writes_each_acknowledged_probe_to_the_canary_topic() -> None:
+    """What the job's loss check reads back: every outcome's probe, the same key fields."""
+    from kafka_health.canary.records import Probe
+
+    topics = TopicsConfig()
+    traffic = Traffic(ClusterShape(brokers=3, partitions=30, topics=2), topics, 1)
+    records = traffic.canary_round(NOW_MS)
+    results = [json.loads(v) for t, _k, v in records if t == topics.canary_results]
+    probes = [Probe.decode(v) for t, _k, v in records if t == topics.canary]
+    assert len(results) == len(probes) == 3
+    keys = ("canary_id", "partition", "seq", "acks", "send_ms")
+    assert {tuple(r[k] for k in keys) for r in results} == {
+        tuple(getattr(p, k) for k in keys) for p in probes
+    }
+
+
 def test_the_plain_python_monitor_finds_what_the_load_holds() -> None:
     """The throughput benchmark's yardstick does the detections, not just the reading."""
     from benchmarks.plain_monitor import PlainMonitor
