@@ -55,7 +55,9 @@ def json_path(doc: Column, path: str, layouts: bool = False) -> Column:
     value = F.element_at(doc, F.lit(first))
     if rest:
         value = F.get_json_object(value, "$." + ".".join(rest))
-    structured = F.ltrim(value).rlike(r"^[\[{]") & F.get_json_object(value, "$").isNotNull()
+    # The first character by a plain compare: rlike would decode the whole text to a Java String.
+    opens = F.substring(F.ltrim(value), 1, 1).isin("[", "{")
+    structured = opens & F.get_json_object(value, "$").isNotNull()
     if layouts:
         structured = structured & F.get_json_object(value, "$.message").isNull()
     return F.when(~structured, value)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Literal
 from kafka_health.config import ParsingConfig
 from kafka_health.parsing import patterns as P
 from kafka_health.parsing.jsonlayout import with_layout_text
+from kafka_health.parsing.prefilter import prefilter_anchors
 from kafka_health.spark.stages import chunks, coalesce_in_stages, end_stage
 
 if TYPE_CHECKING:
@@ -56,6 +57,14 @@ def _empty_to_null(col: Column) -> Column:
     from pyspark.sql import functions as F
 
     return F.when(col != "", col)
+
+
+def _cut(text: Column, chars: int) -> Column:
+    """The first ``chars`` characters of ``text``. A text of at most that many bytes is whole:
+    ``substring`` counts a text's characters from its first byte, every time."""
+    from pyspark.sql import functions as F
+
+    return F.when(F.octet_length(text) <= chars, text).otherwise(F.substring(text, 1, chars))
 
 
 def _int(col: Column) -> Column:
@@ -234,9 +243,11 @@ def parse_entries(
     text_col = F.col("_text")
     # Every pattern runs on bounded text: the first line cut to scan_chars, and the first
     # scan_chars of the entry. A 1 MB line costs no more than its first 16 KB.
-    first_line = F.substring(F.substring_index(text_col, "\n", 1), 1, config.scan_chars)
-    head = F.regexp_replace(first_line, r"\r$", "")
-    body = F.substring(text_col, 1, config.scan_chars)
+    first_line = _cut(F.substring_index(text_col, "\n", 1), config.scan_chars)
+    head = F.when(first_line.endswith("\r"), F.regexp_replace(first_line, r"\r$", "")).otherwise(
+        first_line
+    )
+    body = _cut(text_col, config.scan_chars)
     # The family comes from the entry's own first line (a GC log line or a log4j line); the
     # kind its shipper or file name gives is only the hint for a line that shows neither.
     in_kind = F.lower(_column_or_null(df, "kind"))
@@ -267,13 +278,18 @@ def parse_entries(
         return b if p.scope == "entry" else h
 
     # One cheap pass: does anything look like an event at all? (Most lines do not.)
-    # A plain substring search first (P.prefilter_literals: one of them is in every match of a
-    # trigger), so the triggers' regex meets only the few lines that hold one.
+    # A plain substring search first (prefilter_anchors: one of its family's texts is in every
+    # match of a trigger), so the triggers' regex meets only the few lines that hold one.
     any_trigger = "|".join(f"(?:{t})" for t in dict.fromkeys(p.trigger for p in patterns))
-    literals = P.prefilter_literals(patterns)
+    anchors = prefilter_anchors(patterns)
     maybe_col = F.col("_usable")
-    if literals:
-        maybe_col = maybe_col & _any_of([b.contains(t) for t in literals])
+    if anchors is not None and any(anchors.values()):
+        # A GC line meets only the GC texts, a Kafka line only Kafka's (as allowed() says).
+        other = {"kafka": "gc", "gc": "kafka"}
+        maybe_col = maybe_col & _any_of(
+            [(fam != other[family]) & _any_of([b.contains(t) for t in texts])
+             for family, texts in anchors.items() if texts]
+        )  # fmt: skip
     df = df.withColumn("_maybe", maybe_col & b.rlike(any_trigger))
     df = end_stage(df, "parse_trigger")
     maybe = F.col("_maybe")

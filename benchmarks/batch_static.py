@@ -1,0 +1,131 @@
+"""The job's per-record cost alone: its batch plan (``parsed_stream`` then ``driver_rows``, one
+``collect``) over a cached static DataFrame of ``bench throughput``'s backlog, with no Kafka and
+no trigger. Each run builds the plan again (Spark reuses a finished plan's shuffle output), so
+every run after the first, warm, reads, decodes, parses and aggregates every record.
+
+    .venv/bin/python benchmarks/batch_static.py [--seconds 8] [--runs 5] [--code DIR]
+        [--profile OUT.jfr]
+
+``--code DIR`` runs another checkout's ``src`` (an A/B in one environment); ``--profile``
+records the warm runs with Java Flight Recorder and prints where the executor threads were:
+the innermost generated stage of each sample, and the hottest frames. Writes nothing to the
+repo.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import datetime
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+KAFKA_COLUMNS = (
+    "key binary, value binary, topic string, partition int, offset long, timestamp timestamp, "
+    "timestampType int"
+)
+
+
+def backlog(seconds: int) -> list[tuple[Any, ...]]:
+    """``bench throughput``'s traffic for ``seconds`` as Kafka source rows (one partition)."""
+    from kafka_health.config import MonitorConfig
+    from kafka_health.loadgen.throughput import ThroughputPlan
+    from kafka_health.loadgen.traffic import Traffic
+
+    plan = ThroughputPlan()
+    traffic = Traffic(plan.shape, MonitorConfig().topics, plan.seed)
+    rows: list[tuple[Any, ...]] = []
+    offsets: dict[str, int] = {}
+    start_ms = int(time.time() * 1000) - seconds * 1000
+    for second in range(seconds):
+        at = start_ms + second * 1000
+        batch = traffic.log_records(at, int(plan.rate)) + traffic.canary_results(at)
+        if plan.snapshot_interval_s > 0 and second % int(plan.snapshot_interval_s) == 0:
+            batch += list(traffic.cluster_snapshot(at))
+        stamp = datetime.datetime.fromtimestamp(at / 1000)
+        for topic, key, value in batch:
+            offset = offsets.get(topic, 0)
+            offsets[topic] = offset + 1
+            rows.append((key, value, topic, 0, offset, stamp, 0))
+    return rows
+
+
+def executor_profile(recording: Path, top: int = 25) -> None:
+    """Samples of Spark's executor threads: by innermost generated stage, and self frames."""
+    out = subprocess.run(
+        ["jfr", "print", "--json", "--stack-depth", "256", "--events", "jdk.ExecutionSample",
+         str(recording)],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    stages: collections.Counter[str] = collections.Counter()
+    frames_self: collections.Counter[str] = collections.Counter()
+    total = 0
+    for event in json.loads(out.stdout)["recording"]["events"]:
+        values = event["values"]
+        thread = (values.get("sampledThread") or {}).get("javaName") or ""
+        if not thread.startswith("Executor task"):
+            continue
+        total += 1
+        trace = values["stackTrace"]["frames"] if values.get("stackTrace") else []
+        names = [f"{f['method']['type']['name']}.{f['method']['name']}" for f in trace]
+        if names:
+            frames_self[names[0].split("/")[-1]] += 1
+        generated = [n for n in names if "GeneratedClass$" in n]
+        stages[generated[0].split("GeneratedClass$")[-1].split(".")[0] if generated else "-"] += 1
+    print(f"\nexecutor samples: {total}")
+    for title, counter in (("innermost generated class", stages), ("self", frames_self)):
+        print(f"\n{title}:")
+        for name, count in counter.most_common(top):
+            print(f"  {count:6d} {count / max(total, 1):6.1%}  {name}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=int, default=8, help="seconds of backlog")
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--code", type=Path, help="a checkout whose src to run")
+    parser.add_argument("--profile", type=Path, help="JFR of the warm runs, written here")
+    args = parser.parse_args()
+    if args.code:
+        sys.path.insert(0, str(args.code.resolve() / "src"))
+    import dataclasses
+
+    from kafka_health.config import MonitorConfig
+    from kafka_health.job import batch as job_batch
+    from kafka_health.spark import build_spark_session
+
+    print(f"code: {Path(job_batch.__file__).resolve().parents[2]}")
+    config = MonitorConfig()
+    rows = backlog(args.seconds)
+    conf = dict(config.spark.conf)
+    if args.profile:
+        conf["spark.driver.extraJavaOptions"] = "-XX:FlightRecorderOptions:stackdepth=256"
+    spark = build_spark_session(dataclasses.replace(config.spark, conf=conf))
+    frame = spark.createDataFrame(rows, KAFKA_COLUMNS).repartition(2).cache()
+    print(f"records: {frame.count()}")
+    recording: Any = None
+    for run in range(args.runs):
+        if args.profile and run == 1:
+            jvm: Any = spark.sparkContext._jvm
+            recording = jvm.jdk.jfr.Recording(jvm.jdk.jfr.Configuration.getConfiguration("profile"))
+            recording.start()
+        started = time.monotonic()
+        out = job_batch.driver_rows(job_batch.parsed_stream(frame, config)).collect()
+        took = time.monotonic() - started
+        label = "cold" if run == 0 else "warm"
+        print(f"run {run} ({label}): {took:.2f} s, {len(rows) / took:,.0f} records/s, "
+              f"{len(out)} rows")  # fmt: skip
+    if recording is not None:
+        recording.stop()
+        recording.dump(spark.sparkContext._jvm.java.io.File(str(args.profile)).toPath())
+    spark.stop()
+    if args.profile:
+        executor_profile(args.profile)
+
+
+if __name__ == "__main__":
+    main()
