@@ -30,22 +30,19 @@ KAFKA_COLUMNS = (
 )
 
 
-def backlog(seconds: int) -> list[tuple[Any, ...]]:
-    """``bench throughput``'s traffic for ``seconds`` as Kafka source rows (one partition)."""
+def backlog_rows(seconds: int) -> list[tuple[Any, ...]]:
+    """``bench throughput``'s backlog for ``seconds`` as Kafka source rows (one partition)."""
+    import dataclasses
+
     from kafka_health.config import MonitorConfig
-    from kafka_health.loadgen.throughput import ThroughputPlan
+    from kafka_health.loadgen.throughput import ThroughputPlan, backlog
     from kafka_health.loadgen.traffic import Traffic
 
-    plan = ThroughputPlan()
+    plan = dataclasses.replace(ThroughputPlan(), seconds=seconds)
     traffic = Traffic(plan.shape, MonitorConfig().topics, plan.seed)
     rows: list[tuple[Any, ...]] = []
     offsets: dict[str, int] = {}
-    start_ms = int(time.time() * 1000) - seconds * 1000
-    for second in range(seconds):
-        at = start_ms + second * 1000
-        batch = traffic.log_records(at, int(plan.rate)) + traffic.canary_results(at)
-        if plan.snapshot_interval_s > 0 and second % int(plan.snapshot_interval_s) == 0:
-            batch += list(traffic.cluster_snapshot(at))
+    for at, batch in backlog(traffic, plan, int(time.time() * 1000) - seconds * 1000):
         stamp = datetime.datetime.fromtimestamp(at / 1000)
         for topic, key, value in batch:
             offset = offsets.get(topic, 0)
@@ -100,7 +97,7 @@ def main() -> None:
 
     print(f"code: {Path(job_batch.__file__).resolve().parents[2]}")
     config = MonitorConfig()
-    rows = backlog(args.seconds)
+    rows = backlog_rows(args.seconds)
     conf = dict(config.spark.conf)
     if args.profile:
         conf["spark.driver.extraJavaOptions"] = "-XX:FlightRecorderOptions:stackdepth=256"

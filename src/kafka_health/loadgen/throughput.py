@@ -27,14 +27,14 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from kafka_health.config import JobConfig, MonitorConfig, SparkConfig, TopicsConfig
 from kafka_health.kafka_clients import python_client_options
-from kafka_health.loadgen.traffic import ClusterShape, Traffic
+from kafka_health.loadgen.traffic import ClusterShape, Record, Traffic
 from kafka_health.shipper.devcluster import write_config
 
 REPO = Path(__file__).resolve().parents[3]
@@ -53,6 +53,19 @@ class ThroughputPlan:
     seed: int = 1
 
 
+def backlog(
+    traffic: Traffic, plan: ThroughputPlan, start_ms: int
+) -> Iterator[tuple[int, list[Record]]]:
+    """The backlog second by second from ``start_ms``: each second's time and records (its
+    log records at ``rate``, a canary round, and a snapshot every ``snapshot_interval_s``)."""
+    for second in range(int(plan.seconds)):
+        at = start_ms + second * 1000
+        batch = traffic.log_records(at, int(plan.rate)) + traffic.canary_results(at)
+        if plan.snapshot_interval_s > 0 and second % int(plan.snapshot_interval_s) == 0:
+            batch += list(traffic.cluster_snapshot(at))
+        yield at, batch
+
+
 def fill(config: MonitorConfig, traffic: Traffic, plan: ThroughputPlan) -> int:
     """Write the backlog as fast as the producer goes; returns the records written."""
     from kafka import KafkaProducer
@@ -63,12 +76,7 @@ def fill(config: MonitorConfig, traffic: Traffic, plan: ThroughputPlan) -> int:
     )  # fmt: skip
     written = 0
     start_ms = int(time.time() * 1000) - int(plan.seconds * 1000)
-    per_second = int(plan.rate)
-    for second in range(int(plan.seconds)):
-        at = start_ms + second * 1000
-        batch = traffic.log_records(at, per_second) + traffic.canary_results(at)
-        if plan.snapshot_interval_s > 0 and second % int(plan.snapshot_interval_s) == 0:
-            batch += list(traffic.cluster_snapshot(at))
+    for _at, batch in backlog(traffic, plan, start_ms):
         for topic, key, value in batch:
             producer.send(topic, key=key, value=value)
         written += len(batch)

@@ -235,28 +235,33 @@ class Traffic:
 
     def canary_results(self, now_ms: int) -> list[Record]:
         """One acknowledged probe per canary partition (one per broker) sent at ``now_ms``."""
-        out = []
-        self._seq += 1
-        for partition in range(self.shape.brokers):
-            latency = self.rng.uniform(0.002, 0.030)
-            outcome = ProbeOutcome(
-                "load", self.topics.canary, partition, self._seq, "all", now_ms,
-                now_ms + int(latency * 1000) + 1, "ok", latency, partition + 1, None, None,
-                self._seq, now_ms + 1,
-            )  # fmt: skip
-            out.append((self.topics.canary_results, outcome.key, outcome.encode()))
-        return out
+        topic = self.topics.canary_results
+        return [(topic, o.key, o.encode()) for o in self._outcomes(now_ms)]
 
     def canary_round(self, now_ms: int) -> list[Record]:
         """:meth:`canary_results`, and each of those probes in the canary topic (keyed by its
         partition, as the canary writes them): what a canary round leaves in both topics."""
-        results = self.canary_results(now_ms)
+        outcomes = self._outcomes(now_ms)
+        results = [(self.topics.canary_results, o.key, o.encode()) for o in outcomes]
         probes = [
-            (self.topics.canary, str(p).encode(),
-             Probe("load", p, self._seq, "all", now_ms).encode())
-            for p in range(self.shape.brokers)
+            (self.topics.canary, str(o.partition).encode(),
+             Probe(o.canary_id, o.partition, o.seq, o.acks, o.send_ms).encode())
+            for o in outcomes
         ]  # fmt: skip
         return results + probes
+
+    def _outcomes(self, now_ms: int) -> list[ProbeOutcome]:
+        """The next round's outcomes: one acknowledged probe per canary partition."""
+        out = []
+        self._seq += 1
+        for partition in range(self.shape.brokers):
+            latency = self.rng.uniform(0.002, 0.030)
+            out.append(ProbeOutcome(
+                "load", self.topics.canary, partition, self._seq, "all", now_ms,
+                now_ms + int(latency * 1000) + 1, "ok", latency, partition + 1, None, None,
+                self._seq, now_ms + 1,
+            ))  # fmt: skip
+        return out
 
     def cluster_snapshot(self, now_ms: int) -> Iterator[Record]:
         """A prober snapshot: every partition, every broker, then the closing summary."""

@@ -67,6 +67,12 @@ def _cut(text: Column, chars: int) -> Column:
     return F.when(F.octet_length(text) <= chars, text).otherwise(F.substring(text, 1, chars))
 
 
+def _family_allows(family_col: Column, family: str) -> Column:
+    """Whether an entry of ``family_col`` may meet a pattern of ``family``: any but one of the
+    other family (an entry of neither family meets both)."""
+    return family_col != ("gc" if family == "kafka" else "kafka")
+
+
 def _int(col: Column) -> Column:
     return col.try_cast("int")
 
@@ -272,7 +278,7 @@ def parse_entries(
     df = df.withColumns({"_usable": usable, "_continuation": is_continuation})
 
     def allowed(p: P.EventPattern) -> Column:
-        return fam != ("gc" if p.family == "kafka" else "kafka")
+        return _family_allows(fam, p.family)
 
     def text(p: P.EventPattern) -> Column:
         return b if p.scope == "entry" else h
@@ -285,9 +291,8 @@ def parse_entries(
     maybe_col = F.col("_usable")
     if anchors is not None and any(anchors.values()):
         # A GC line meets only the GC texts, a Kafka line only Kafka's (as allowed() says).
-        other = {"kafka": "gc", "gc": "kafka"}
         maybe_col = maybe_col & _any_of(
-            [(fam != other[family]) & _any_of([b.contains(t) for t in texts])
+            [_family_allows(fam, family) & _any_of([b.contains(t) for t in texts])
              for family, texts in anchors.items() if texts]
         )  # fmt: skip
     df = df.withColumn("_maybe", maybe_col & b.rlike(any_trigger))

@@ -992,8 +992,12 @@ def prefilter_literals(patterns: tuple[EventPattern, ...] = ALL_PATTERNS) -> tup
         if found is None:
             return None
         literals.update(found)
-    kept = [t for t in literals if not any(o != t and o in t for o in literals)]
-    return tuple(sorted(kept))
+    return fewest(literals)
+
+
+def fewest(texts: set[str]) -> tuple[str, ...]:
+    """``texts`` without those that contain another (the shorter one is enough), sorted."""
+    return tuple(sorted(t for t in texts if not any(o != t and o in t for o in texts)))
 
 
 def check_table(patterns: tuple[EventPattern, ...] = ALL_PATTERNS) -> list[str]:

@@ -43,11 +43,6 @@ def anchor(literal: str) -> str:
     return literal[best:]
 
 
-def fewest(texts: set[str]) -> tuple[str, ...]:
-    """``texts`` without those that contain another (the shorter one is enough), sorted."""
-    return tuple(sorted(t for t in texts if not any(o != t and o in t for o in texts)))
-
-
 def prefilter_anchors(
     patterns: tuple[P.EventPattern, ...] = P.ALL_PATTERNS,
 ) -> dict[str, tuple[str, ...]] | None:
@@ -59,4 +54,4 @@ def prefilter_anchors(
         if literals is None:
             return None
         found[p.family].update(anchor(literal) for literal in literals)
-    return {family: fewest(texts) for family, texts in found.items()}
+    return {family: P.fewest(texts) for family, texts in found.items()}

@@ -9,7 +9,7 @@ import pytest
 from tests.parsing_cases import ALL_CASES
 
 from kafka_health.parsing import patterns as P
-from kafka_health.parsing.prefilter import MIN_ANCHOR, anchor, fewest, prefilter_anchors, rarity
+from kafka_health.parsing.prefilter import MIN_ANCHOR, anchor, prefilter_anchors, rarity
 
 
 def test_rarity_orders_upper_case_after_lower_case_and_the_space_first() -> None:
@@ -38,7 +38,7 @@ def test_anchor_starts_at_the_rarest_character_and_keeps_min_anchor(
 
 
 def test_fewest_leaves_out_a_text_that_contains_another() -> None:
-    assert fewest({"leader epoch", "at leader epoch", "Fencing broker"}) == (
+    assert P.fewest({"leader epoch", "at leader epoch", "Fencing broker"}) == (
         "Fencing broker",
         "leader epoch",
     )
