@@ -209,9 +209,12 @@ def test_gc_pause_pages_once_naming_the_gc_and_a_kill_9_of_the_job_does_not_repa
                 gc = wait_for(gc_named, 120, "the incident to name the GC", poll_s=1.0)[-1]
                 assert gc["labels"]["broker_id"] == "3"
                 assert "Full GC on broker 3" in gc["annotations"]["cause"]
-                # Once the GC is known, the incident names what it explains.
+                # Once the GC is known, the incident names what it explains: what the job had
+                # seen by then (the broker's silence to pings alone, when the GC line is read
+                # before the session expiry's and the elections' lines).
                 explains = gc["annotations"].get("explains", "")
                 symptoms = (
+                    "Broker 3 does not answer",
                     "ZooKeeper session of broker 3 expired",
                     "The controller saw broker 3",
                     "Leader election storm",
