@@ -88,7 +88,7 @@ def test_jvm_options_in_spark_conf_join_the_log_config_instead_of_replacing_it(
 
     jar = tmp_path / "connector.jar"
     jar.write_bytes(b"")
-    conf = spark_conf(SparkConfig(jars=[str(jar)], conf={
+    conf = spark_conf(SparkConfig(jars=[str(jar)], pretouch_heap=False, conf={
         "spark.driver.extraJavaOptions": "-XX:+UseSerialGC", "spark.sql.foo": "bar",
     }))  # fmt: skip
     options = conf["spark.driver.extraJavaOptions"].split()
@@ -96,3 +96,48 @@ def test_jvm_options_in_spark_conf_join_the_log_config_instead_of_replacing_it(
         "-XX:+UseSerialGC"
     ]
     assert conf["spark.sql.foo"] == "bar"
+
+
+@pytest.mark.parametrize(
+    ("master", "memory", "expected"),
+    [
+        ("local[2]", None, ["-Xms1024m", "-XX:+AlwaysPreTouch"]),
+        ("local[*]", "2g", ["-Xms2048m", "-XX:+AlwaysPreTouch"]),
+        ("local[2]", "1536m", ["-Xms1536m", "-XX:+AlwaysPreTouch"]),
+        ("spark://127.0.0.1:7077", None, []),  # spark-submit started the driver's JVM
+    ],
+)
+def test_a_local_driver_commits_and_touches_its_whole_heap_at_start(
+    tmp_path: Path, master: str, memory: str | None, expected: list[str]
+) -> None:
+    from kafka_health.config import SparkConfig
+    from kafka_health.spark.session import spark_conf
+
+    jar = tmp_path / "connector.jar"
+    jar.write_bytes(b"")
+    extra = {"spark.driver.memory": memory} if memory else {}
+    conf = spark_conf(SparkConfig(master=master, jars=[str(jar)], conf=extra))
+    assert conf["spark.driver.extraJavaOptions"].split()[1:] == expected
+    assert "AlwaysPreTouch" not in conf["spark.executor.extraJavaOptions"]
+    off = spark_conf(SparkConfig(master=master, jars=[str(jar)], conf=extra, pretouch_heap=False))
+    assert off["spark.driver.extraJavaOptions"].split()[1:] == []
+
+
+@pytest.mark.parametrize(
+    ("size", "mib"),
+    [("1g", 1024), ("2G", 2048), ("2gb", 2048), ("512m", 512), ("768", 768), ("1t", 1048576),
+     ("2048k", 2), ("0g", None), ("512k", None), ("lots", None), ("1.5g", None), ("", None)],
+)  # fmt: skip
+def test_driver_memory_sizes_read_as_spark_reads_them(size: str, mib: int | None) -> None:
+    from kafka_health.spark.config import memory_mib
+
+    assert memory_mib(size) == mib
+
+
+def test_a_driver_memory_that_is_no_size_names_its_key() -> None:
+    from kafka_health.config import SparkConfig
+
+    problems = SparkConfig(conf={"spark.driver.memory": "lots"}).check("spark")
+    assert [(p.path, p.reason) for p in problems] == [
+        ("spark.conf.spark.driver.memory", "'lots' is not a size such as 2g or 1536m")
+    ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -21,12 +22,39 @@ class SparkConfig:
     shuffle_partitions: int = 4
     log_level: Literal["ERROR", "WARN", "INFO", "DEBUG"] = "WARN"
     conf: dict[str, str] = field(default_factory=dict)
+    pretouch_heap: bool = True
+    """A local driver's heap committed and touched whole at start (``-Xms`` = its ``-Xmx``,
+    ``-XX:+AlwaysPreTouch``): a long-running job's resident memory is then flat from the
+    start, not growing for hours as the heap fills, and it fails at start, not after hours,
+    where the machine cannot hold it. Off, the JVM commits the heap as it grows."""
+
+    def driver_memory_mib(self) -> int | None:
+        """``spark.driver.memory`` (1g by default) in MiB; None if it cannot be read."""
+        return memory_mib(self.conf.get("spark.driver.memory", "1g"))
 
     def check(self, path: str) -> list[ConfigProblem]:
         problems = []
+        if self.driver_memory_mib() is None:
+            problems.append(ConfigProblem(
+                f"{path}.conf.spark.driver.memory",
+                f"{self.conf['spark.driver.memory']!r} is not a size such as 2g or 1536m",
+            ))  # fmt: skip
         if self.shuffle_partitions < 1:
             problems.append(ConfigProblem(f"{path}.shuffle_partitions", "must be at least 1"))
         for i, jar in enumerate(self.jars):
             if not jar.endswith(".jar"):
                 problems.append(ConfigProblem(f"{path}.jars[{i}]", f"{jar!r} is not a .jar file"))
         return problems
+
+
+_UNITS_MIB = {"k": 1 / 1024, "m": 1, "g": 1024, "t": 1024 * 1024}
+
+
+def memory_mib(size: str) -> int | None:
+    """A JVM memory size as Spark reads it (``512m``, ``2g``, ``2gb``; MiB without a unit) in
+    MiB, or None if it is not one."""
+    found = re.fullmatch(r"\s*(\d+)\s*([kmgt])?b?\s*", size, re.IGNORECASE)
+    if not found or not int(found.group(1)):
+        return None
+    mib = int(found.group(1)) * _UNITS_MIB[(found.group(2) or "m").lower()]
+    return int(mib) if mib >= 1 else None

@@ -98,6 +98,11 @@ def spark_conf(config: SparkConfig) -> dict[str, str]:
 
         jars = ensure_kafka_connector_jars(Path(config.cache_dir), pyspark.__version__)
         conf["spark.jars"] = ",".join(str(j) for j in jars)
+    heap = config.driver_memory_mib()
+    if config.pretouch_heap and config.master.startswith("local") and heap:
+        # Only where pyspark starts the driver's JVM (spark-submit starts its own first).
+        driver = "spark.driver.extraJavaOptions"
+        conf[driver] = f"{conf[driver]} -Xms{heap}m -XX:+AlwaysPreTouch"
     for key, value in config.conf.items():
         if key in JAVA_OPTIONS and key in conf:
             conf[key] = f"{conf[key]} {value}"  # the user's JVM options beside the log config
