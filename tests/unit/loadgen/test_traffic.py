@@ -120,6 +120,7 @@ def test_rotated_topics_vanish_from_the_next_snapshot_under_their_old_names() ->
     before = topics()
     deleted = traffic.rotate_topics(2)
     after = topics()
-    assert deleted == ["load-0000", "load-0001"] and set(deleted) <= before
+    assert deleted == ["load-0000-g000", "load-0001-g000"] and set(deleted) <= before
     assert not set(deleted) & after and len(after) == 4
-    assert {"load-0000-g1", "load-0001-g1"} <= after
+    assert {"load-0000-g001", "load-0001-g001"} <= after
+    assert len({len(name) for name in before | after}) == 1, "a recreated topic's name is no longer"
