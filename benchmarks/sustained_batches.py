@@ -3,7 +3,14 @@
 ``bench throughput``), then every monitor batch's rows, ``durationMs`` and the steps of its
 ``foreachBatch`` body (``job/steps``), and the p50/p95 of each after the first third.
 
-    .venv/bin/python benchmarks/sustained_batches.py [--rate 1000] [--seconds 60]
+    .venv/bin/python benchmarks/sustained_batches.py [--rate 1000] [--seconds 60] [--paced]
+
+``--paced``: no live producer. ``--seconds`` of the traffic at ``--rate`` are written first
+(``bench throughput``'s backlog), and the job reads them capped at the traffic's records per
+trigger interval (``max_offsets_per_trigger``): the rate arrives as a live producer would send
+it, but the producer's Python does not share the two cores with the job (at 20,000 records/s
+it would take one of them). A batch that takes longer than the trigger means the job does not
+keep up with the rate.
 
 Runs a local 1-broker Kafka and Spark ``local[2]``. Writes nothing to the repo.
 """
@@ -12,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import math
 import statistics
 import subprocess
 import sys
@@ -35,16 +43,17 @@ def main() -> None:
     from kafka_health.config import JobConfig, MonitorConfig, TopicsConfig
     from kafka_health.devcluster import ClusterSpec, LocalCluster
     from kafka_health.job.app import QUERY, MonitorJob
-    from kafka_health.job.batch import SOURCE_READS
-    from kafka_health.loadgen.throughput import ProgressLog, ThroughputPlan
+    from kafka_health.loadgen.throughput import ProgressLog, ThroughputPlan, fill
+    from kafka_health.loadgen.traffic import Traffic
     from kafka_health.shipper.devcluster import write_config
     from kafka_health.spark import build_spark_session
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rate", type=float, default=1000.0, help="log records/s")
     parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--paced", action="store_true", help="from a backlog, capped per batch")
     args = parser.parse_args()
-    plan = ThroughputPlan()
+    plan = dataclasses.replace(ThroughputPlan(), rate=args.rate, seconds=args.seconds)
     with tempfile.TemporaryDirectory(prefix="kafka-health-sustained-") as name:
         tmp = Path(name)
         cluster = LocalCluster.create(ClusterSpec(dir=tmp / "kafka", brokers=1)).up()
@@ -56,6 +65,14 @@ def main() -> None:
                 spark=dataclasses.replace(base.spark, checkpoint_dir=str(tmp / "checkpoints")),
                 job=JobConfig(starting_offsets="earliest"),
             )
+            written = 0
+            if args.paced:
+                written = fill(config, Traffic(plan.shape, config.topics, plan.seed), plan)
+                per_batch = math.ceil(written / plan.seconds * config.job.trigger_interval_s)
+                config = dataclasses.replace(
+                    config, job=dataclasses.replace(config.job, max_offsets_per_trigger=per_batch)
+                )
+                print(f"backlog: {written} records; at most {per_batch} per batch")
             config_file = write_config(config, tmp / "monitor.yaml")
             spark = build_spark_session(config.spark)
             progress = ProgressLog()
@@ -73,24 +90,56 @@ def main() -> None:
             stop = threading.Event()
             runner = threading.Thread(target=job.run, args=(stop,), daemon=True)
             runner.start()
-            time.sleep(15)
-            before = len(progress.by_query.get(QUERY, []))
-            steps_before = len(steps)
-            load = subprocess.run(
-                [sys.executable, "-m", "kafka_health.cli", "bench", "load", "--config",
-                 str(config_file), "--brokers", str(plan.shape.brokers), "--partitions",
-                 str(plan.shape.partitions), "--topics", str(plan.shape.topics), "--rate",
-                 str(args.rate), "--seconds", str(args.seconds), "--seed", "2", "--json"],
-                capture_output=True, text=True, check=False,
-            )  # fmt: skip
-            stop.set()
-            runner.join(timeout=120)
-            spark.stop()
-            if load.returncode != 0:
+            if args.paced:
+                before, steps_before = 0, 0
+                # Until the backlog is read: the batches' offsets reach its end.
+                deadline = time.monotonic() + plan.seconds * 10
+                while time.monotonic() < deadline and not read_all(progress, written):
+                    time.sleep(1)
+                stop.set()
+                runner.join(timeout=120)
+                spark.stop()
+                load = None
+            else:
+                time.sleep(15)
+                before = len(progress.by_query.get(QUERY, []))
+                steps_before = len(steps)
+                load = live_load(config_file, plan, args)
+                stop.set()
+                runner.join(timeout=120)
+                spark.stop()
+            if load is not None and load.returncode != 0:
                 raise SystemExit(f"bench load failed: {load.stderr[-2000:]}")
         finally:
             cluster.down()
-    batches: list[Any] = progress.by_query.get(QUERY, [])[before:]
+    report(progress.by_query.get(QUERY, [])[before:], steps, steps_before)
+
+
+def read_all(progress: Any, records: int) -> bool:
+    """Whether the monitor query's batches have read ``records`` records."""
+    from kafka_health.job.app import QUERY
+    from kafka_health.job.batch import SOURCE_READS
+
+    return bool(
+        sum(p.numInputRows for p in progress.by_query.get(QUERY, [])) // SOURCE_READS >= records
+    )
+
+
+def live_load(config_file: Path, plan: Any, args: argparse.Namespace) -> Any:
+    """``kafka-health bench load`` at the rate, as a process of its own."""
+    return subprocess.run(
+        [sys.executable, "-m", "kafka_health.cli", "bench", "load", "--config",
+         str(config_file), "--brokers", str(plan.shape.brokers), "--partitions",
+         str(plan.shape.partitions), "--topics", str(plan.shape.topics), "--rate",
+         str(args.rate), "--seconds", str(args.seconds), "--seed", "2", "--json"],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+
+
+def report(batches: list[Any], steps: dict[int, dict[str, float]], steps_before: int) -> None:
+    """Every batch's rows, phases and steps; their p50/p95 after the first third."""
+    from kafka_health.job.batch import SOURCE_READS
+
     step_rows = [steps[k] for k in sorted(steps) if k >= steps_before]
     for i, p in enumerate(batches):
         d = dict(p.durationMs)
