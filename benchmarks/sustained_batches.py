@@ -43,6 +43,7 @@ def main() -> None:
     from kafka_health.config import JobConfig, MonitorConfig, TopicsConfig
     from kafka_health.devcluster import ClusterSpec, LocalCluster
     from kafka_health.job.app import QUERY, MonitorJob
+    from kafka_health.job.batch import SOURCE_READS
     from kafka_health.loadgen.throughput import ProgressLog, ThroughputPlan, fill
     from kafka_health.loadgen.traffic import Traffic
     from kafka_health.shipper.devcluster import write_config
@@ -90,39 +91,28 @@ def main() -> None:
             stop = threading.Event()
             runner = threading.Thread(target=job.run, args=(stop,), daemon=True)
             runner.start()
+            load = None
             if args.paced:
                 before, steps_before = 0, 0
-                # Until the backlog is read: the batches' offsets reach its end.
+                # Until the backlog is read: the batches' records reach its size.
                 deadline = time.monotonic() + plan.seconds * 10
-                while time.monotonic() < deadline and not read_all(progress, written):
+                while progress.rate(QUERY, SOURCE_READS)[1] < written:
+                    if time.monotonic() > deadline:
+                        break
                     time.sleep(1)
-                stop.set()
-                runner.join(timeout=120)
-                spark.stop()
-                load = None
             else:
                 time.sleep(15)
                 before = len(progress.by_query.get(QUERY, []))
                 steps_before = len(steps)
                 load = live_load(config_file, plan, args)
-                stop.set()
-                runner.join(timeout=120)
-                spark.stop()
+            stop.set()
+            runner.join(timeout=120)
+            spark.stop()
             if load is not None and load.returncode != 0:
                 raise SystemExit(f"bench load failed: {load.stderr[-2000:]}")
         finally:
             cluster.down()
     report(progress.by_query.get(QUERY, [])[before:], steps, steps_before)
-
-
-def read_all(progress: Any, records: int) -> bool:
-    """Whether the monitor query's batches have read ``records`` records."""
-    from kafka_health.job.app import QUERY
-    from kafka_health.job.batch import SOURCE_READS
-
-    return bool(
-        sum(p.numInputRows for p in progress.by_query.get(QUERY, [])) // SOURCE_READS >= records
-    )
 
 
 def live_load(config_file: Path, plan: Any, args: argparse.Namespace) -> Any:

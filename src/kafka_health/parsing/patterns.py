@@ -983,16 +983,24 @@ def trigger_literals(trigger: str) -> tuple[str, ...] | None:
     return tuple(found)
 
 
+def literals_by_family(patterns: tuple[EventPattern, ...]) -> dict[str, set[str]] | None:
+    """Each family's trigger literals, or None when some trigger has no usable literal."""
+    found: dict[str, set[str]] = {}
+    for p in patterns:
+        literals = trigger_literals(p.trigger)
+        if literals is None:
+            return None
+        found.setdefault(p.family, set()).update(literals)
+    return found
+
+
 def prefilter_literals(patterns: tuple[EventPattern, ...] = ALL_PATTERNS) -> tuple[str, ...] | None:
     """The fewest texts one of which every trigger's match contains (a text that contains
-    another is left out), or None when some trigger has no usable literal."""
-    literals: set[str] = set()
-    for p in patterns:
-        found = trigger_literals(p.trigger)
-        if found is None:
-            return None
-        literals.update(found)
-    return fewest(literals)
+    another is left out), or None when some trigger has no usable literal. The whole
+    literals of every family: the parse searches :mod:`~kafka_health.parsing.prefilter`'s
+    anchors, each family's own; these are the baseline its tests compare them with."""
+    by_family = literals_by_family(patterns)
+    return None if by_family is None else fewest(set().union(*by_family.values()))
 
 
 def fewest(texts: set[str]) -> tuple[str, ...]:

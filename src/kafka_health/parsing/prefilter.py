@@ -48,10 +48,10 @@ def prefilter_anchors(
 ) -> dict[str, tuple[str, ...]] | None:
     """Per family (``kafka``, ``gc``): the anchors of its patterns' trigger literals, the
     fewest. None when some trigger has no usable literal (then there is no prefilter)."""
-    found: dict[str, set[str]] = {family: set() for family in FAMILIES}
-    for p in patterns:
-        literals = P.trigger_literals(p.trigger)
-        if literals is None:
-            return None
-        found[p.family].update(anchor(literal) for literal in literals)
-    return {family: P.fewest(texts) for family, texts in found.items()}
+    by_family = P.literals_by_family(patterns)
+    if by_family is None:
+        return None
+    return {
+        family: P.fewest({anchor(literal) for literal in by_family.get(family, set())})
+        for family in FAMILIES
+    }
