@@ -58,6 +58,26 @@ def test_configured_paths(spark: Any) -> None:
     assert (row["type"], row["broker_id"]) == ("isr_shrink", "9")
 
 
+def test_message_text_and_structured_values(spark: Any) -> None:
+    """A log line that opens with "[" (every Kafka line does) is the message, even when it
+    also ends with "]"; an object or array is not a message; of a repeated key, the last."""
+    line = "[2026-11-22 10:00:00,000] INFO done [a]"
+    values = [
+        json.dumps({"message": line}),
+        json.dumps({"message": ["a", "b"]}),
+        json.dumps({"message": {"x": 1}}),
+        '{"message": "first", "message": ' + json.dumps(line) + "}",
+    ]
+    rows = decode_records(records(spark, [(None, v.encode()) for v in values])).collect()
+    got = {r["source_offset"]: (r["message"], r["bad_reason"]) for r in rows}
+    assert got == {
+        0: (line, None),
+        1: (None, "no_message"),
+        2: (None, "no_message"),
+        3: (line, None),
+    }
+
+
 BAD = [
     ("empty", b"", "empty"),
     ("null value", None, "empty"),

@@ -16,7 +16,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from kafka_health.config import ParsingConfig
-from kafka_health.parsing.jsonlayout import is_layout_record
+from kafka_health.parsing.config import EnvelopeFieldsConfig
+from kafka_health.parsing.jsonlayout import LAYOUT_KEYS, is_layout_record
 from kafka_health.spark.stages import chunks, coalesce_in_stages, end_stage
 
 if TYPE_CHECKING:
@@ -42,22 +43,27 @@ SOURCE_COLUMNS = {
 
 
 def json_path(doc: Column, path: str, layouts: bool = False) -> Column:
-    """The scalar at dotted ``path`` of a parsed ``map<string,string>`` JSON object, or null.
+    """The scalar at dotted ``path`` of a parsed JSON object (:func:`parse_doc`), or null.
 
-    The top level is a map lookup (parsed once per record); deeper levels read the nested
-    object's JSON text. Objects and arrays are not scalars and give null (a log line that
+    The top level is a field of the parsed struct (parsed once per record); deeper levels read
+    the nested object's JSON text. Objects and arrays are not scalars and give null (a log line that
     starts with "[" is not JSON, so it stays a string), except, with ``layouts``, an object
     with a ``message``: a log4j JSON layout's event that the shipper did not unpack.
     """
     from pyspark.sql import functions as F
 
     first, *rest = path.split(".")
-    value = F.element_at(doc, F.lit(first))
+    value = doc.getField(first)
     if rest:
         value = F.get_json_object(value, "$." + ".".join(rest))
-    # The first character by a plain compare: rlike would decode the whole text to a Java String.
-    opens = F.substring(F.ltrim(value), 1, 1).isin("[", "{")
-    structured = opens & F.get_json_object(value, "$").isNotNull()
+    # The first and last characters by plain compares (rlike would decode the whole text to a
+    # Java String), and only then the JSON parse: every Kafka log line opens with "[", and a
+    # get_json_object failing on each of them was a sixth of the decode's cost (BENCHMARKS.md).
+    trimmed = F.trim(value)
+    brackets = F.substring(trimmed, 1, 1).isin("[", "{") & (
+        trimmed.endswith("]") | trimmed.endswith("}")
+    )
+    structured = brackets & F.get_json_object(value, "$").isNotNull()
     if layouts:
         structured = structured & F.get_json_object(value, "$.message").isNull()
     return F.when(~structured, value)
@@ -91,14 +97,15 @@ def kind_from_file(file: Column) -> Column:
 
 
 def envelope_name(doc: Column) -> Column:
-    """Which shipper wrote a JSON envelope, as far as its fields tell."""
+    """Which shipper wrote a JSON envelope, as far as its fields tell (its top-level keys
+    :data:`ENVELOPE_MARKERS`)."""
     from pyspark.sql import functions as F
 
     def has(key: str) -> Column:
-        return F.element_at(doc, F.lit(key)).isNotNull()
+        return doc.getField(key).isNotNull()
 
     return (
-        F.when(F.element_at(doc, F.lit("schema")).startswith("kafka-health/log/"), "kafka-health")
+        F.when(doc.getField("schema").startswith("kafka-health/log/"), "kafka-health")
         .when(is_layout_record(doc), "log4j-json")
         .when(has("@metadata") | has("agent") | has("ecs"), "filebeat")
         .when(has("source_type"), "vector")
@@ -106,6 +113,40 @@ def envelope_name(doc: Column) -> Column:
         .when(has("log") & ~has("message"), "fluent-bit")
         .otherwise("json")
     )
+
+
+ENVELOPE_MARKERS = (
+    "schema", "@metadata", "agent", "ecs", "source_type", "syslogtag", "syslog-tag",
+    "programname", "log", "message",
+)  # fmt: skip
+"""Top-level keys :func:`envelope_name` tells the shippers apart by."""
+BAD_JSON = "__kafka_health_bad_json"
+"""The parsed document's field that holds the record when it is not one JSON object."""
+
+
+def doc_keys(fields: EnvelopeFieldsConfig) -> tuple[str, ...]:
+    """The top-level keys the decode reads: each configured path's first key, the shippers'
+    markers and a log4j JSON layout's keys."""
+    paths = [*fields.message, *fields.broker_id, *fields.host, *fields.file, *fields.kind]
+    keys = [path.split(".")[0] for path in paths]
+    return tuple(dict.fromkeys([*keys, *ENVELOPE_MARKERS, *LAYOUT_KEYS]))
+
+
+def parse_doc(text: Column, fields: EnvelopeFieldsConfig) -> Column:
+    """A JSON record's top-level keys that the decode reads (:func:`doc_keys`), as a struct of
+    strings (a nested object or array as its JSON text), with :data:`BAD_JSON` set when the
+    text is not one JSON object.
+
+    A struct, not a ``map<string,string>``: Jackson puts each key it meets in its field by
+    name, where every read of a map compares the wanted key with the map's keys one by one.
+    The decode reads about 30 keys of each record; that search was the decode's largest cost
+    (BENCHMARKS.md)."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import StringType, StructField, StructType
+
+    names = [*doc_keys(fields), BAD_JSON]
+    schema = StructType([StructField(name, StringType()) for name in names])
+    return F.from_json(text, schema, {"mode": "PERMISSIVE", "columnNameOfCorruptRecord": BAD_JSON})
 
 
 def with_source_names(records: DataFrame) -> DataFrame:
@@ -162,16 +203,17 @@ def decode_records(records: DataFrame, config: ParsingConfig | None = None) -> D
     )
     is_json = F.ltrim(t).startswith("{")
     df = df.withColumns({"_pre_bad": pre_bad, "_is_json": is_json})
-    doc = F.when(
-        F.col("_pre_bad").isNull() & F.col("_is_json"),
-        F.from_json(F.col("_text"), "map<string,string>"),
-    )
-    df = df.withColumn("_doc", doc)
+    df = end_stage(df, "decode_check")
+    # from_json alone in its stage: it has no generated code, so its projection runs outside
+    # whole-stage codegen, and every expression beside it with it.
+    doc = F.when(F.col("_pre_bad").isNull() & F.col("_is_json"), parse_doc(F.col("_text"), fields))
+    df = end_stage(df.withColumn("_doc", doc), "decode_json")
     d = F.col("_doc")
-    is_json_ok = F.col("_is_json") & d.isNotNull()
+    parsed_ok = d.isNotNull() & d.getField(BAD_JSON).isNull()
+    is_json_ok = F.col("_is_json") & parsed_ok
     # Its own column: the message is read four times below, and each read parses JSON again.
     df = df.withColumn("_json_message", first_path(d, fields.message, layouts=True))
-    df = end_stage(df, "decode_json")
+    df = end_stage(df, "decode_json_message")
     json_message = F.col("_json_message")
     message = (
         F.when(F.col("_pre_bad").isNotNull(), F.lit(None).cast("string"))
@@ -181,7 +223,7 @@ def decode_records(records: DataFrame, config: ParsingConfig | None = None) -> D
     )
     bad = F.coalesce(
         F.col("_pre_bad"),
-        F.when(F.col("_is_json") & d.isNull(), "bad_json"),
+        F.when(F.col("_is_json") & ~parsed_ok, "bad_json"),
         F.when(is_json_ok & json_message.isNull(), "no_message"),
     )
     key_is_id = key.rlike(r"^\s*\d+\s*$")
@@ -208,13 +250,15 @@ def decode_records(records: DataFrame, config: ParsingConfig | None = None) -> D
     kind = F.coalesce(
         F.lower(F.when(is_json_ok, first_path(d, fields.kind))), kind_from_file(F.col("file"))
     )
+    df = end_stage(df.withColumn("kind", kind), "decode_kind")
     df = df.withColumns({
-        "kind": kind,
         "envelope": F.when(is_json_ok, envelope_name(d)).when(
             F.col("_pre_bad").isNull() & ~F.col("_is_json"), "raw"
         ),
     })  # fmt: skip
     msg = F.coalesce(F.col("message"), F.lit(""))
-    n_lines = F.greatest(F.lit(1), F.size(F.split(msg, "\n")))
+    # split only an entry that has more than one line (a plain scan finds out).
+    n_lines = F.when(msg.contains("\n"), F.greatest(F.lit(1), F.size(F.split(msg, "\n"))))
+    n_lines = n_lines.otherwise(1)
     df = df.withColumn("n_lines", n_lines)
     return df.drop("_size", "_text", "_pre_bad", "_is_json", "_doc", "_json_message")

@@ -61,13 +61,17 @@ def spark_path(path: Path) -> str:
     return "$" + "".join(f"['{key}']" for key in path)
 
 
+LAYOUT_KEYS = tuple(p[0] for p in (*MESSAGE, *LEVEL, *LOGGER) if len(p) == 1)
+"""The top-level keys :func:`is_layout_record` reads."""
+
+
 def is_layout_record(doc: Column) -> Column:
-    """True for a record's parsed top-level ``map<string,string>`` that is a log4j JSON layout's
-    event (a message, a level and a logger), not a shipper's envelope around a line."""
-    from pyspark.sql import functions as F
+    """True for a record's parsed top-level keys (a struct with :data:`LAYOUT_KEYS`) that are
+    a log4j JSON layout's event (a message, a level and a logger), not a shipper's envelope
+    around a line."""
 
     def has(paths: tuple[Path, ...]) -> Column:
-        keys = [F.element_at(doc, F.lit(p[0])).isNotNull() for p in paths if len(p) == 1]
+        keys = [doc.getField(p[0]).isNotNull() for p in paths if len(p) == 1]
         out = keys[0]
         for k in keys[1:]:
             out = out | k
