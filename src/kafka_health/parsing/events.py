@@ -261,7 +261,9 @@ def parse_entries(
     family = (
         F.lit(kind)
         if kind != "auto"
-        else F.when(head.rlike(P.GC_LINE), "gc")
+        else F.when(
+            _any_of([head.contains(t) for t in P.GC_LINE_TEXTS]) & head.rlike(P.GC_LINE), "gc"
+        )
         .when(head.rlike(P.LOG4J_LINE), "kafka")
         .otherwise(F.coalesce(hinted, F.lit("auto")))
     )

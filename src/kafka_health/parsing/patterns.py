@@ -813,6 +813,12 @@ GC_LINE = (
 )
 # A log4j line in any common layout: a level word near the start (GC logs have none in upper
 # case) or a JSON layout object.
+GC_LINE_TEXTS = (
+    "[gc", "[safepoint", "[GC", "[Full GC", "Total time for which application threads",
+    "Application time: ", "{Heap ",
+)  # fmt: skip
+"""Plain texts one of which every line :data:`GC_LINE` matches holds (each of its branches
+names one): a line without any is not a GC line, and meets no regex to say so."""
 LOG4J_LINE = rf"^[^\n]{{0,120}}?\b{_LEVELS}\b|^\{{\""
 
 # The broker a Kafka line names as its own logger context: "[Partition t-0 broker=3]",

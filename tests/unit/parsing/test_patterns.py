@@ -219,3 +219,21 @@ def test_the_twin_reads_a_regex_as_java_does(regex: str, text: str, java_matches
     from kafka_health.parsing.reference import java_compile
 
     assert (java_compile(regex).search(text) is not None) == java_matches
+
+
+def test_every_gc_line_holds_one_of_the_gc_line_texts() -> None:
+    """GC_LINE_TEXTS gate the GC_LINE regex: every line of the GC fixtures and cases that
+    GC_LINE matches holds one of them, so the gate never hides a GC line."""
+    from kafka_health.parsing.reference import GC_LINE
+
+    fixtures = Path(__file__).parents[2] / "fixtures" / "logs"
+    lines = [
+        line
+        for path in sorted(fixtures.glob("*.log"))
+        for line in path.read_text(errors="replace").splitlines()
+    ]
+    lines += [c.text.split("\n")[0] for c in ALL_CASES]
+    gc_lines = [line for line in lines if GC_LINE.search(line)]
+    assert len(gc_lines) > 100
+    missed = [line for line in gc_lines if not any(t in line for t in P.GC_LINE_TEXTS)]
+    assert missed == []
