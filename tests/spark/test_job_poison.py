@@ -46,11 +46,12 @@ def parse_that_fails_on_the_pill(real: Any) -> Any:
     def parsed_stream(source: Any, config: Any) -> Any:
         from pyspark.sql import functions as F
 
-        parsed = real(source, config)
-        pill = F.col("source_value").cast("string").contains(PILL.decode())
-        return parsed.withColumn(
-            "g_payload",
-            F.when(pill, F.raise_error(F.lit("poison pill"))).otherwise(F.col("g_payload")),
+        # On the source's value: past the triggers' stage an ordinary line's raw value is no
+        # longer carried (parse_entries' values_for_dead_letters_only).
+        pill = F.col("value").cast("string").contains(PILL.decode())
+        failing = F.raise_error(F.lit("poison pill")).cast("binary")
+        return real(
+            source.withColumn("value", F.when(pill, failing).otherwise(F.col("value"))), config
         )
 
     return parsed_stream

@@ -118,6 +118,31 @@ def test_malformed_is_dead_lettered_unless_configured(spark: Any) -> None:
     assert dead_letters(parsed, DeadLetterConfig(include_malformed=False)).count() == 0
 
 
+def test_the_jobs_parse_keeps_the_raw_value_of_every_dead_letter_and_no_ordinary_line(
+    spark: Any,
+) -> None:
+    """values_for_dead_letters_only (the streaming job): the same dead letters, values and
+    all; an ordinary line (one no trigger matched) no longer carries its raw record."""
+    ordinary = (
+        b"[2022-03-12 18:10:07,139] INFO Rolled new log segment at offset 5 (kafka.log.LocalLog)"
+    )
+    truncated = b"[2022-03-12 18:10:07,139] INFO [Partition x-1 broker=3] Shrinking ISR from 3,1 to"
+    values = [v for _, v, _ in BAD] + [ordinary, truncated, SHRINK.encode()]
+    frame = records(spark, [(b"1", v) for v in values])
+
+    def letters(parsed: Any) -> list[tuple[Any, ...]]:
+        rows = dead_letters(parsed).collect()
+        return sorted((r["source_offset"], r["reason"], r["source_value"]) for r in rows)
+
+    slim = parse_entries(decode_records(frame), keep_message=False,
+                         values_for_dead_letters_only=True)  # fmt: skip
+    assert letters(slim) == letters(parse_entries(decode_records(frame)))
+    assert len(letters(slim)) == len(BAD) + 1
+    kept = {r["source_offset"]: r["source_value"] for r in slim.collect()}
+    assert kept[len(BAD)] is None
+    assert kept[len(BAD) + 2] == SHRINK.encode()
+
+
 def test_unjoined_continuation_records_are_not_events(spark: Any) -> None:
     """A shipper that sends one line per record: frames and exception lines add no event."""
     lines = [

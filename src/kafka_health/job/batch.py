@@ -174,7 +174,9 @@ def parsed_logs(
     from kafka_health.parsing.events import parse_entries
 
     entries = decode_records(records, config.parsing).drop("host", "envelope")
-    parsed = parse_entries(entries, config.parsing, keep_message=False)
+    parsed = parse_entries(
+        entries, config.parsing, keep_message=False, values_for_dead_letters_only=True
+    )
     wanted = dict.fromkeys(
         (*[c for c in DEAD_LETTER_COLUMNS if c != "value_bytes"], "outcome", "reason", "kind",
          "n_lines", "source_value_bytes", *EVENT_COLUMNS, *carried)

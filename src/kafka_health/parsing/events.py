@@ -232,11 +232,15 @@ def parse_entries(
     kind: Kind = "auto",
     patterns: tuple[P.EventPattern, ...] = P.ALL_PATTERNS,
     keep_message: bool = True,
+    values_for_dead_letters_only: bool = False,
 ) -> DataFrame:
     """Classify every entry and extract its event fields (see the module docstring).
     ``keep_message=False`` leaves ``message`` out of the output (the streaming job): every
     stage after the first copies each row whole, and the entry's text is then held once (its
-    first ``scan_chars``), not three times."""
+    first ``scan_chars``), not three times. ``values_for_dead_letters_only`` keeps the raw
+    ``source_value`` only on rows that may become dead letters (the streaming job): after the
+    triggers' stage an ordinary line no longer carries its raw record, nor its text (but for
+    its broker, when the record names none), through the twenty stages that follow."""
     from pyspark.sql import functions as F
 
     config = config or ParsingConfig()
@@ -300,6 +304,17 @@ def parse_entries(
     df = df.withColumn("_maybe", maybe_col & b.rlike(any_trigger))
     df = end_stage(df, "parse_trigger")
     maybe = F.col("_maybe")
+    if values_for_dead_letters_only:
+        # Only a line some trigger matched is matched or malformed later; bad input, empty
+        # entries and entries of neither family may be dead letters too (see the reason below).
+        may_be_letter = maybe | F.col("_bad").isNotNull() | (F.col("_len") == 0)
+        may_be_letter = may_be_letter | ~fam.isin("gc", "kafka")
+        # The head serves an ordinary line only for its broker, when its record names none.
+        named = _empty_to_null(F.trim(_column_or_null(df, "broker_id"))).isNotNull()
+        slim = {"_body": F.when(maybe, b), "_head": F.when(may_be_letter | ~named, h)}
+        if "source_value" in df.columns:
+            slim["source_value"] = F.when(may_be_letter, F.col("source_value"))
+        df = df.withColumns(slim)
     # The patterns in chunks, a stage each: the first chunk that matches wins, as one CASE
     # would, but no stage's generated method outgrows what HotSpot compiles (8,000 bytes).
     numbered = list(enumerate(patterns))
@@ -397,7 +412,7 @@ def parse_entries(
         .when(F.col("_bad").isNotNull(), F.col("_bad"))
         .when(F.col("_len") == 0, "empty")
         .when(F.col("_continuation"), "continuation")
-        .when(~is_start & (fam != "gc") & (fam != "kafka"), "unknown_format")
+        .when((fam != "gc") & (fam != "kafka") & ~is_start, "unknown_format")
         .otherwise("no_event")
     )
     fields = {
