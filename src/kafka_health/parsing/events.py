@@ -73,6 +73,19 @@ def _family_allows(family_col: Column, family: str) -> Column:
     return family_col != ("gc" if family == "kafka" else "kafka")
 
 
+def _default_layout(head: Column) -> Column:
+    """:func:`kafka_health.parsing.patterns.is_default_layout` by plain compares."""
+    from pyspark.sql import functions as F
+
+    at = P.DEFAULT_LAYOUT_LEVEL_AT + 1  # substring counts from 1
+    by_length: dict[int, list[str]] = {}
+    for level in P.DEFAULT_LAYOUT_LEVELS:
+        by_length.setdefault(len(level), []).append(level)
+    return head.startswith("[") & _any_of(
+        [F.substring(head, at, n).isin(*levels) for n, levels in by_length.items()]
+    )
+
+
 def _int(col: Column) -> Column:
     return col.try_cast("int")
 
@@ -268,7 +281,7 @@ def parse_entries(
         else F.when(
             _any_of([head.contains(t) for t in P.GC_LINE_TEXTS]) & head.rlike(P.GC_LINE), "gc"
         )
-        .when(head.rlike(P.LOG4J_LINE), "kafka")
+        .when(_default_layout(head) | head.rlike(P.LOG4J_LINE), "kafka")
         .otherwise(F.coalesce(hinted, F.lit("auto")))
     )
     bad = _column_or_null(df, "bad_reason")
@@ -277,7 +290,7 @@ def parse_entries(
     )
     df = end_stage(df, "parse_head").drop("_text", *([] if keep_message else ["message"]))
     h, b, fam = F.col("_head"), F.col("_body"), F.col("_family")
-    is_start = h.rlike(P.ENTRY_START)
+    is_start = _default_layout(h) | h.rlike(P.ENTRY_START)
     continued = F.coalesce(_column_or_null(df, "continued", "boolean"), F.lit(False))
     is_continuation = continued | (~is_start & h.rlike(P.CONTINUATION))
     usable = F.col("_bad").isNull() & (F.col("_len") > 0) & ~is_continuation

@@ -813,6 +813,24 @@ GC_LINE = (
 )
 # A log4j line in any common layout: a level word near the start (GC logs have none in upper
 # case) or a JSON layout object.
+DEFAULT_LAYOUT_LEVELS = (" INFO ", " WARN ", " ERROR ", " DEBUG ", " TRACE ", " FATAL ")
+"""A level as Kafka's default log4j layout writes it ("[%d] %p %m (%c)%n"), with the spaces
+around it, right after the bracketed date: "[2026-11-26 10:15:57,357] INFO ..."."""
+DEFAULT_LAYOUT_LEVEL_AT = 25
+"""Where the space before the level is in such a line (0-based)."""
+
+
+def is_default_layout(head: str) -> bool:
+    """Whether ``head`` opens as Kafka's default layout writes a line: "[", then a level in
+    :data:`DEFAULT_LAYOUT_LEVELS` at :data:`DEFAULT_LAYOUT_LEVEL_AT`. Such a line matches
+    :data:`LOG4J_LINE` and :data:`ENTRY_START` (a test checks it), so a parse that sees this by
+    plain compares needs neither regex for it."""
+    at = DEFAULT_LAYOUT_LEVEL_AT
+    return head.startswith("[") and any(
+        head[at : at + len(level)] == level for level in DEFAULT_LAYOUT_LEVELS
+    )
+
+
 GC_LINE_TEXTS = (
     "[gc", "[safepoint", "[GC", "[Full GC", "Total time for which application threads",
     "Application time: ", "{Heap ",

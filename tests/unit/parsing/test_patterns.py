@@ -237,3 +237,23 @@ def test_every_gc_line_holds_one_of_the_gc_line_texts() -> None:
     assert len(gc_lines) > 100
     missed = [line for line in gc_lines if not any(t in line for t in P.GC_LINE_TEXTS)]
     assert missed == []
+
+
+def test_a_default_layout_line_is_a_log4j_line_and_an_entry_start() -> None:
+    """The parse takes is_default_layout for LOG4J_LINE and ENTRY_START: every such line of
+    the fixtures and cases matches both, and the check sees the fixtures' Kafka lines."""
+    from kafka_health.parsing.reference import ENTRY_START, LOG4J_LINE
+
+    fixtures = Path(__file__).parents[2] / "fixtures" / "logs"
+    lines = [
+        line
+        for path in sorted(fixtures.glob("server-*.log"))
+        for line in path.read_text(errors="replace").splitlines()
+    ]
+    lines += [c.text.split("\n")[0] for c in ALL_CASES]
+    default = [line for line in lines if P.is_default_layout(line)]
+    assert len(default) > 50
+    assert [line for line in default if not LOG4J_LINE.search(line)] == []
+    assert [line for line in default if not ENTRY_START.search(line)] == []
+    assert not P.is_default_layout("[2026-11-26 10:15:57,357] INFORMATION x")
+    assert not P.is_default_layout("2026-11-26 10:15:57,357] INFO x")
