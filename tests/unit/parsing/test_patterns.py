@@ -221,19 +221,23 @@ def test_the_twin_reads_a_regex_as_java_does(regex: str, text: str, java_matches
     assert (java_compile(regex).search(text) is not None) == java_matches
 
 
+def first_lines(fixtures_glob: str) -> list[str]:
+    """Every line of the log fixtures ``fixtures_glob`` names, and every case's first line."""
+    fixtures = Path(__file__).parents[2] / "fixtures" / "logs"
+    lines = [
+        line
+        for path in sorted(fixtures.glob(fixtures_glob))
+        for line in path.read_text(errors="replace").splitlines()
+    ]
+    return lines + [c.text.split("\n")[0] for c in ALL_CASES]
+
+
 def test_every_gc_line_holds_one_of_the_gc_line_texts() -> None:
     """GC_LINE_TEXTS gate the GC_LINE regex: every line of the GC fixtures and cases that
     GC_LINE matches holds one of them, so the gate never hides a GC line."""
     from kafka_health.parsing.reference import GC_LINE
 
-    fixtures = Path(__file__).parents[2] / "fixtures" / "logs"
-    lines = [
-        line
-        for path in sorted(fixtures.glob("*.log"))
-        for line in path.read_text(errors="replace").splitlines()
-    ]
-    lines += [c.text.split("\n")[0] for c in ALL_CASES]
-    gc_lines = [line for line in lines if GC_LINE.search(line)]
+    gc_lines = [line for line in first_lines("*.log") if GC_LINE.search(line)]
     assert len(gc_lines) > 100
     missed = [line for line in gc_lines if not any(t in line for t in P.GC_LINE_TEXTS)]
     assert missed == []
@@ -244,14 +248,7 @@ def test_a_default_layout_line_is_a_log4j_line_and_an_entry_start() -> None:
     the fixtures and cases matches both, and the check sees the fixtures' Kafka lines."""
     from kafka_health.parsing.reference import ENTRY_START, LOG4J_LINE
 
-    fixtures = Path(__file__).parents[2] / "fixtures" / "logs"
-    lines = [
-        line
-        for path in sorted(fixtures.glob("server-*.log"))
-        for line in path.read_text(errors="replace").splitlines()
-    ]
-    lines += [c.text.split("\n")[0] for c in ALL_CASES]
-    default = [line for line in lines if P.is_default_layout(line)]
+    default = [line for line in first_lines("server-*.log") if P.is_default_layout(line)]
     assert len(default) > 50
     assert [line for line in default if not LOG4J_LINE.search(line)] == []
     assert [line for line in default if not ENTRY_START.search(line)] == []
