@@ -239,6 +239,28 @@ def _column_or_null(df: DataFrame, name: str, dtype: str = "string") -> Column:
     return F.col(name) if name in df.columns else F.lit(None).cast(dtype)
 
 
+def _without_what_ordinary_lines_no_longer_need(df: DataFrame) -> DataFrame:
+    """``df`` past the triggers' stage with the raw value only on rows that may become dead
+    letters, the body only where a trigger matched, and the head there too or where the
+    record names no broker (see :func:`parse_entries`' ``values_for_dead_letters_only``)."""
+    from pyspark.sql import functions as F
+
+    maybe, fam = F.col("_maybe"), F.col("_family")
+    # Only a line some trigger matched is matched or malformed later; bad input, empty
+    # entries and entries of neither family may be dead letters too (see the reason).
+    may_be_letter = maybe | F.col("_bad").isNotNull() | (F.col("_len") == 0)
+    may_be_letter = may_be_letter | ~fam.isin("gc", "kafka")
+    # The head serves an ordinary line only for its broker, when its record names none.
+    named = _empty_to_null(F.trim(_column_or_null(df, "broker_id"))).isNotNull()
+    slim = {
+        "_body": F.when(maybe, F.col("_body")),
+        "_head": F.when(may_be_letter | ~named, F.col("_head")),
+    }
+    if "source_value" in df.columns:
+        slim["source_value"] = F.when(may_be_letter, F.col("source_value"))
+    return df.withColumns(slim)
+
+
 def parse_entries(
     entries: DataFrame,
     config: ParsingConfig | None = None,
@@ -318,16 +340,7 @@ def parse_entries(
     df = end_stage(df, "parse_trigger")
     maybe = F.col("_maybe")
     if values_for_dead_letters_only:
-        # Only a line some trigger matched is matched or malformed later; bad input, empty
-        # entries and entries of neither family may be dead letters too (see the reason below).
-        may_be_letter = maybe | F.col("_bad").isNotNull() | (F.col("_len") == 0)
-        may_be_letter = may_be_letter | ~fam.isin("gc", "kafka")
-        # The head serves an ordinary line only for its broker, when its record names none.
-        named = _empty_to_null(F.trim(_column_or_null(df, "broker_id"))).isNotNull()
-        slim = {"_body": F.when(maybe, b), "_head": F.when(may_be_letter | ~named, h)}
-        if "source_value" in df.columns:
-            slim["source_value"] = F.when(may_be_letter, F.col("source_value"))
-        df = df.withColumns(slim)
+        df = _without_what_ordinary_lines_no_longer_need(df)
     # The patterns in chunks, a stage each: the first chunk that matches wins, as one CASE
     # would, but no stage's generated method outgrows what HotSpot compiles (8,000 bytes).
     numbered = list(enumerate(patterns))
