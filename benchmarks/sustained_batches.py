@@ -96,9 +96,9 @@ def main() -> None:
                 before, steps_before = 0, 0
                 # Until the backlog is read: the batches' records reach its size.
                 deadline = time.monotonic() + plan.seconds * 10
-                while progress.rate(QUERY, SOURCE_READS)[1] < written:
-                    if time.monotonic() > deadline:
-                        break
+                while (
+                    progress.rate(QUERY, SOURCE_READS)[1] < written and time.monotonic() < deadline
+                ):
                     time.sleep(1)
             else:
                 time.sleep(15)

@@ -811,8 +811,12 @@ GC_LINE = (
     rf"^{_JDK8_PREFIX}(?:\[(?:GC|Full GC)\b|Total time for which application threads|"
     r"Application time: )|^\{Heap (?:before|after) GC invocations="
 )
-# A log4j line in any common layout: a level word near the start (GC logs have none in upper
-# case) or a JSON layout object.
+GC_LINE_TEXTS = (
+    "[gc", "[safepoint", "[GC", "[Full GC", "Total time for which application threads",
+    "Application time: ", "{Heap ",
+)  # fmt: skip
+"""Plain texts one of which every line :data:`GC_LINE` matches holds (each of its branches
+names one): a line without any is not a GC line, and meets no regex to say so."""
 DEFAULT_LAYOUT_LEVELS = (" INFO ", " WARN ", " ERROR ", " DEBUG ", " TRACE ", " FATAL ")
 """A level as Kafka's default log4j layout writes it ("[%d] %p %m (%c)%n"), with the spaces
 around it, right after the bracketed date: "[2026-11-26 10:15:57,357] INFO ..."."""
@@ -831,12 +835,8 @@ def is_default_layout(head: str) -> bool:
     )
 
 
-GC_LINE_TEXTS = (
-    "[gc", "[safepoint", "[GC", "[Full GC", "Total time for which application threads",
-    "Application time: ", "{Heap ",
-)  # fmt: skip
-"""Plain texts one of which every line :data:`GC_LINE` matches holds (each of its branches
-names one): a line without any is not a GC line, and meets no regex to say so."""
+# A log4j line in any common layout: a level word near the start (GC logs have none in upper
+# case) or a JSON layout object.
 LOG4J_LINE = rf"^[^\n]{{0,120}}?\b{_LEVELS}\b|^\{{\""
 
 # The broker a Kafka line names as its own logger context: "[Partition t-0 broker=3]",
