@@ -11,7 +11,7 @@ import pytest
 
 from kafka_health.config import DeadLetterConfig, EnvelopeFieldsConfig, ParsingConfig
 from kafka_health.parsing.deadletter import dead_letter_records, dead_letters
-from kafka_health.parsing.envelope import decode_records
+from kafka_health.parsing.envelope import BINARY, BINARY_CHARACTERS, decode_records
 from kafka_health.parsing.events import parse_entries
 
 pytestmark = pytest.mark.spark
@@ -107,6 +107,19 @@ def test_bad_input_is_counted_and_dead_lettered(spark: Any) -> None:
     kafka_rows = dead_letter_records(dead_letters(parsed)).collect()
     assert json.loads(kafka_rows[0]["value"])["reason"] == "empty"
     parsed.unpersist()
+
+
+def test_the_binary_regex_matches_exactly_the_control_characters_it_names(spark: Any) -> None:
+    """Java's regex, over every character of the Basic Multilingual Plane (surrogates aside):
+    ``BINARY`` matches those of ``BINARY_CHARACTERS`` and no other."""
+    from pyspark.sql import functions as F
+
+    points = [p for p in range(0x10000) if not 0xD800 <= p <= 0xDFFF]
+    frame = spark.createDataFrame([(p, chr(p)) for p in points], "point int, text string")
+    matched = {r["point"] for r in frame.where(F.col("text").rlike(BINARY)).collect()}
+    assert matched == {ord(c) for c in BINARY_CHARACTERS}
+    assert {0x00, 0x08, 0x0B, 0x0C, 0x0E, 0x1A, 0x1C, 0x1F, 0x7F} <= matched
+    assert not matched & {0x09, 0x0A, 0x0D, 0x1B, 0x20, 0x80, 0x85, 0xA0}
 
 
 def test_malformed_is_dead_lettered_unless_configured(spark: Any) -> None:
