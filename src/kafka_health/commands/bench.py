@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import argparse
 import logging
-import signal
 import sys
 import tempfile
 import time
 from pathlib import Path
-from types import FrameType
 
 from kafka_health.commands.bench_load import (
     add_load_arguments,
@@ -21,6 +19,7 @@ from kafka_health.commands.bench_load import (
 )
 from kafka_health.commands.bench_load import run as run_load
 from kafka_health.commands.common import add_config_argument, config_from_args
+from kafka_health.commands.interrupts import interrupted_by_signals
 
 NAME = "bench"
 HELP = (
@@ -122,16 +121,9 @@ def run(args: argparse.Namespace) -> int:
 
     bench = FaultBench(options, say=lambda line: print(line, flush=True), on_result=so_far)
 
-    def _terminate(signum: int, _frame: FrameType | None) -> None:
-        # One signal stops the bench; more (a wrapper forwarding it, a second Ctrl-C) must not
-        # interrupt the cleanup that stops what it started.
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            signal.signal(sig, signal.SIG_IGN)
-        raise KeyboardInterrupt(signal.Signals(signum).name)
-
-    previous = {s: signal.signal(s, _terminate) for s in (signal.SIGTERM, signal.SIGINT)}
     try:
-        results = bench.run()
+        with interrupted_by_signals():
+            results = bench.run()
     except KeyboardInterrupt:
         print(
             "interrupted: everything the bench started was stopped"
@@ -139,9 +131,6 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 130
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
     summary = summarize(results)
     print()
     print(f"fault suite, {args.mode} mode, {args.layout} layout, {args.repeat} run(s) each "

@@ -10,10 +10,14 @@ import json
 import sys
 import tempfile
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from kafka_health.commands.common import add_config_argument, config_from_args
+from kafka_health.commands.interrupts import interrupted_by_signals
+
+INTERRUPTED = "interrupted: everything the bench started was stopped"
 
 
 def add_load_arguments(sub: Any) -> None:
@@ -102,7 +106,7 @@ def add_throughput_arguments(sub: Any) -> None:
 
 
 def run_throughput_command(args: argparse.Namespace) -> int:
-    from kafka_health.loadgen.throughput import ThroughputPlan, run_throughput
+    from kafka_health.loadgen.throughput import ThroughputPlan
     from kafka_health.loadgen.traffic import ClusterShape
 
     plan = ThroughputPlan(
@@ -112,20 +116,32 @@ def run_throughput_command(args: argparse.Namespace) -> int:
     )  # fmt: skip
     bootstrap = args.bootstrap.split(",") if args.bootstrap else None
     say = functools.partial(print, flush=True)
-    if args.standalone_workers > 0:
-        from kafka_health.spark.standalone import standalone_cluster
-
-        with (
-            tempfile.TemporaryDirectory(prefix="kafka-health-standalone-") as workdir,
-            standalone_cluster(Path(workdir), workers=args.standalone_workers, memory="2g") as url,
-        ):
-            say(f"a standalone master and {args.standalone_workers} 1-core workers at {url}")
-            figures = run_throughput(plan, say=say, bootstrap=bootstrap, master=url)
-    else:
-        figures = run_throughput(plan, say=say, bootstrap=bootstrap, master=args.master)
+    try:
+        with interrupted_by_signals():
+            figures = _throughput(args, plan, bootstrap, say)
+    except KeyboardInterrupt:
+        print(INTERRUPTED, file=sys.stderr)
+        return 130
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2) + "\n")
     return 0
+
+
+def _throughput(
+    args: argparse.Namespace, plan: Any, bootstrap: list[str] | None, say: Callable[[str], None]
+) -> dict[str, Any]:
+    from kafka_health.loadgen.throughput import run_throughput
+
+    if args.standalone_workers <= 0:
+        return run_throughput(plan, say=say, bootstrap=bootstrap, master=args.master)
+    from kafka_health.spark.standalone import standalone_cluster
+
+    with (
+        tempfile.TemporaryDirectory(prefix="kafka-health-standalone-") as workdir,
+        standalone_cluster(Path(workdir), workers=args.standalone_workers, memory="2g") as url,
+    ):
+        say(f"a standalone master and {args.standalone_workers} 1-core workers at {url}")
+        return run_throughput(plan, say=say, bootstrap=bootstrap, master=url)
 
 
 def add_soak_arguments(sub: Any) -> None:
@@ -151,7 +167,12 @@ def run_soak_command(args: argparse.Namespace) -> int:
         rate=args.rate, churn_every_s=args.churn_every, churn_topics=args.churn_topics,
         seed=args.seed,
     )  # fmt: skip
-    result = run_soak(plan, say=lambda line: print(line, flush=True))
+    try:
+        with interrupted_by_signals():
+            result = run_soak(plan, say=lambda line: print(line, flush=True))
+    except KeyboardInterrupt:
+        print(INTERRUPTED, file=sys.stderr)
+        return 130
     if args.json:
         args.json.write_text(json.dumps(result, indent=2) + "\n")
     return 0

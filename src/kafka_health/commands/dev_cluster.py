@@ -7,9 +7,9 @@ import dataclasses
 import signal
 import sys
 from pathlib import Path
-from types import FrameType
 
 from kafka_health.commands.common import add_config_argument, config_from_args
+from kafka_health.commands.interrupts import interrupted_by_signals
 from kafka_health.config import DevClusterConfig
 from kafka_health.devcluster import ClusterSpec, DevClusterError, LocalCluster
 from kafka_health.devcluster.cluster import process_state
@@ -110,14 +110,12 @@ def _up(config: DevClusterConfig, args: argparse.Namespace, directory: Path) -> 
         return 2
     print(f"starting {spec.brokers} {spec.mode} broker(s) (Kafka {spec.version}) in {directory}")
     # SIGTERM while starting must not leave half a cluster behind: up() stops what it started.
-    previous = signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
     try:
-        cluster = LocalCluster.create(spec).up()
+        with interrupted_by_signals((signal.SIGTERM,)):
+            cluster = LocalCluster.create(spec).up()
     except KeyboardInterrupt:
         print("dev-cluster: interrupted; the processes started so far are stopped", file=sys.stderr)
         return 130
-    finally:
-        signal.signal(signal.SIGTERM, previous)
     print_status(cluster)
     print(f"bootstrap servers: {','.join(cluster.bootstrap_servers)}")
     if cluster.security is not None:
@@ -136,10 +134,6 @@ def _down(cluster: LocalCluster, directory: Path) -> int:
         return 1
     print(f"dev cluster in {directory} stopped")
     return 0
-
-
-def _raise_keyboard_interrupt(signum: int, _frame: FrameType | None) -> None:
-    raise KeyboardInterrupt(signal.Signals(signum).name)
 
 
 def print_status(cluster: LocalCluster) -> None:
