@@ -12,10 +12,13 @@ import tempfile
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kafka_health.commands.common import add_config_argument, config_from_args
 from kafka_health.commands.interrupts import interrupted_by_signals
+
+if TYPE_CHECKING:
+    from kafka_health.loadgen.throughput import ThroughputPlan
 
 INTERRUPTED = "interrupted: everything the bench started was stopped"
 
@@ -128,8 +131,12 @@ def run_throughput_command(args: argparse.Namespace) -> int:
 
 
 def _throughput(
-    args: argparse.Namespace, plan: Any, bootstrap: list[str] | None, say: Callable[[str], None]
+    args: argparse.Namespace,
+    plan: ThroughputPlan,
+    bootstrap: list[str] | None,
+    say: Callable[[str], None],
 ) -> dict[str, Any]:
+    """``bench throughput``'s figures, on ``local[N]`` or on a standalone cluster started here."""
     from kafka_health.loadgen.throughput import run_throughput
 
     if args.standalone_workers <= 0:
