@@ -84,7 +84,7 @@ def test_jvm_options_in_spark_conf_join_the_log_config_instead_of_replacing_it(
     tmp_path: Path,
 ) -> None:
     from kafka_health.config import SparkConfig
-    from kafka_health.spark.session import spark_conf
+    from kafka_health.spark.session import JIT_OPTIONS, spark_conf
 
     jar = tmp_path / "connector.jar"
     jar.write_bytes(b"")
@@ -93,7 +93,8 @@ def test_jvm_options_in_spark_conf_join_the_log_config_instead_of_replacing_it(
     }))  # fmt: skip
     options = conf["spark.driver.extraJavaOptions"].split()
     assert options[0].startswith("-Dlog4j2.configurationFile=") and options[1:] == [
-        "-XX:+UseSerialGC"
+        JIT_OPTIONS,
+        "-XX:+UseSerialGC",
     ]
     assert conf["spark.sql.foo"] == "bar"
 
@@ -111,16 +112,16 @@ def test_a_local_driver_commits_and_touches_its_whole_heap_at_start(
     tmp_path: Path, master: str, memory: str | None, expected: list[str]
 ) -> None:
     from kafka_health.config import SparkConfig
-    from kafka_health.spark.session import spark_conf
+    from kafka_health.spark.session import JIT_OPTIONS, spark_conf
 
     jar = tmp_path / "connector.jar"
     jar.write_bytes(b"")
     extra = {"spark.driver.memory": memory} if memory else {}
     conf = spark_conf(SparkConfig(master=master, jars=[str(jar)], conf=extra))
-    assert conf["spark.driver.extraJavaOptions"].split()[1:] == expected
-    assert "AlwaysPreTouch" not in conf["spark.executor.extraJavaOptions"]
+    assert conf["spark.driver.extraJavaOptions"].split()[1:] == [JIT_OPTIONS, *expected]
+    assert conf["spark.executor.extraJavaOptions"].split()[1:] == [JIT_OPTIONS]
     off = spark_conf(SparkConfig(master=master, jars=[str(jar)], conf=extra, pretouch_heap=False))
-    assert off["spark.driver.extraJavaOptions"].split()[1:] == []
+    assert off["spark.driver.extraJavaOptions"].split()[1:] == [JIT_OPTIONS]
 
 
 @pytest.mark.parametrize(

@@ -90,9 +90,10 @@ def first_path(doc: Column, paths: list[str], layouts: bool = False) -> Column:
 VALUE_KEPT_MIN_BYTES = 65_536
 """The raw value is kept to at least this (the job's own records' limit) past decoding."""
 
-PATHS_PER_STAGE = 3
-"""Envelope paths read in one stage: five nested paths in one expression made an 8.2 KB
-method, past what HotSpot's JIT compiles (8,000 bytes)."""
+PATHS_PER_STAGE = 8
+"""Envelope paths read in one stage (the default file paths, five, in one): each stage
+boundary copies every row, and HotSpot compiles a method over 8 KB (``JIT_OPTIONS`` in
+:mod:`kafka_health.spark.session`); more paths in a stage would near Janino's 64 KB."""
 
 
 def kind_from_file(file: Column) -> Column:
@@ -243,18 +244,18 @@ def decode_records(records: DataFrame, config: ParsingConfig | None = None) -> D
         key_broker = key_host = F.lit(None).cast("string")
     else:
         key_broker, key_host = F.when(key_is_id, F.trim(key)), F.when(~key_is_id, key)
-    # Small stages: in one projection these fields made a 20 KB method, past what HotSpot's
-    # JIT compiles (8,000 bytes), so it ran interpreted.
+    # Two stages for the message, bad reason and file, then the broker, host and kind
+    # below (methods of 11 and 14 KB, which HotSpot compiles with the session's JIT_OPTIONS;
+    # five stages when it did not, each copying every row).
     df = df.withColumns({"message": message, "bad_reason": bad})
-    df = end_stage(df, "decode_message")
     file_parts = [
         F.when(is_json_ok, first_path(d, part)) for part in chunks(fields.file, PATHS_PER_STAGE)
     ]
     df = coalesce_in_stages(df, "file", file_parts, "decode_file")
     broker_id = F.coalesce(F.when(is_json_ok, first_path(d, fields.broker_id)), key_broker)
-    df = end_stage(df.withColumn("broker_id", broker_id), "decode_broker")
+    df = df.withColumn("broker_id", broker_id)
     host = F.coalesce(F.when(is_json_ok, first_path(d, fields.host)), key_host)
-    df = end_stage(df.withColumn("host", host), "decode_host")
+    df = df.withColumn("host", host)
     kind = F.coalesce(
         F.lower(F.when(is_json_ok, first_path(d, fields.kind))), kind_from_file(F.col("file"))
     )

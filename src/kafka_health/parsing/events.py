@@ -193,32 +193,18 @@ def _first_match(cases: list[tuple[Column, Column]]) -> Column:
     return expr
 
 
-MATCH_CHUNK = 36
-"""Patterns per match stage (their regexes in one CASE): two stages of about 4,300 bytes of
-bytecode each (six of 12 before: each stage copies the row)."""
-TRIGGER_CHUNK = 30
+MATCH_CHUNK = 72
+"""Patterns per match stage (their regexes in one CASE): the 67 of the table in one stage of
+about 10 KB of bytecode. Every stage boundary copies each row, so the stages are as few as
+Janino's 64 KB per method allows; HotSpot compiles the methods over 8 KB with the session's
+``JIT_OPTIONS`` (:mod:`kafka_health.spark.session`)."""
+TRIGGER_CHUNK = 72
 """Patterns per suspect stage (their triggers in one CASE)."""
-GROUPS_CHUNK = 12
-"""Patterns per group-extraction stage."""
-FIELDS_CHUNK = 3
-"""Event fields per projection stage."""
-FIELDS_ALONE = ("ts",)
-"""Fields in a stage of their own: the timestamp's formats made a method of 7,900 bytes of
-bytecode with two other fields, and 8,038 (past the JIT's 8,000) with two more columns in the
-row."""
-
-
-def field_stages(names: list[str]) -> list[list[str]]:
-    """``names`` in order, in stages of FIELDS_CHUNK, a field of FIELDS_ALONE in its own."""
-    stages: list[list[str]] = [[]]
-    for name in names:
-        if name in FIELDS_ALONE:
-            stages += [[name], []]
-        elif len(stages[-1]) < FIELDS_CHUNK:
-            stages[-1].append(name)
-        else:
-            stages.append([name])
-    return [stage for stage in stages if stage]
+GROUPS_CHUNK = 36
+"""Patterns per group-extraction stage (two stages of 15 and 10 KB)."""
+FIELDS_CHUNK = 12
+"""Event fields per projection stage (the first of the two is the largest method of the plan,
+25 KB)."""
 
 
 def _pick(pid: Column, cases: list[tuple[int, Column]]) -> Column:
@@ -342,7 +328,7 @@ def parse_entries(
     if values_for_dead_letters_only:
         df = _without_what_ordinary_lines_no_longer_need(df)
     # The patterns in chunks, a stage each: the first chunk that matches wins, as one CASE
-    # would, but no stage's generated method outgrows what HotSpot compiles (8,000 bytes).
+    # would, but no stage's generated method outgrows Janino's 64 KB (MATCH_CHUNK).
     numbered = list(enumerate(patterns))
     matches = [
         F.when(maybe, _first_match(
@@ -468,7 +454,7 @@ def parse_entries(
         "session_timeout_ms": _int(g("session_timeout")),
     }
     names_in_order = list(fields)
-    for k, part in enumerate(field_stages(names_in_order)):
+    for k, part in enumerate(chunks(names_in_order, FIELDS_CHUNK)):
         df = df.withColumns({name: fields[name] for name in part})
         df = end_stage(df, f"parse_fields_{k}")
     df = df.withColumn(

@@ -116,12 +116,10 @@ def with_layout_text(df: DataFrame, text: Column, out: str) -> DataFrame:
         "thrown": THROWN_NAME,
         "thrown_msg": THROWN_MESSAGE,
     }
-    # In two stages of their own: the nine reads in one projection made a 23 KB method, past
-    # what HotSpot's JIT compiles (8,000 bytes), so it ran interpreted.
-    names = list(paths)
-    for half, part in enumerate((names[:4], names[4:])):
-        df = df.withColumns({f"_jl_{k}": F.when(is_json, _first(text, paths[k])) for k in part})
-        df = end_stage(df, f"parse_layout_fields_{half}")
+    # In a stage of their own (two when HotSpot left methods over 8 KB interpreted; the
+    # session's JIT_OPTIONS has it compile them).
+    df = df.withColumns({f"_jl_{k}": F.when(is_json, _first(text, paths[k])) for k in paths})
+    df = end_stage(df, "parse_layout_fields")
     c = {k: F.col(f"_jl_{k}") for k in paths}
     epoch_stamp = c["stamp"].rlike(EPOCH_DIGITS)
     millis = F.coalesce(

@@ -40,8 +40,8 @@ def coalesce_in_stages(
 ) -> DataFrame:
     """``df`` with ``out``: the first of ``parts`` that is not null, as one ``coalesce`` gives
     it, but each part computed in a stage of its own (``name_0``, ``name_1``, ...): a big
-    ``coalesce`` in one projection makes a method HotSpot's JIT does not compile (over
-    8,000 bytes), and a later part is not evaluated once an earlier one gave a value."""
+    ``coalesce`` in one projection can make a method past Janino's 64 KB; a later part is not
+    evaluated once an earlier one gave a value."""
     from pyspark.sql import functions as F
 
     df = df.withColumn(out, F.lit(None).cast(data_type))
