@@ -67,6 +67,7 @@ OPTIONS_REDACTION_REGEX = r"(?i)url|jaas|password|secret|token"
 def spark_conf(config: SparkConfig) -> dict[str, str]:
     """Every Spark setting the factory applies, as plain strings (testable without Spark)."""
     log_config = resources.files("kafka_health.spark").joinpath("log4j2.properties")
+    java_options = f"-Dlog4j2.configurationFile={log_config} {JIT_OPTIONS}"
     conf = {
         "spark.master": config.master,
         "spark.app.name": config.app_name,
@@ -81,8 +82,8 @@ def spark_conf(config: SparkConfig) -> dict[str, str]:
         # not ICU: ICU's case mapping was 5 % of the job's CPU on a backlog (JFR); the values
         # are ASCII names, which both map alike.
         "spark.sql.icu.caseMappings.enabled": "false",
-        "spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile={log_config} {JIT_OPTIONS}",
-        "spark.executor.extraJavaOptions": f"-Dlog4j2.configurationFile={log_config} {JIT_OPTIONS}",
+        "spark.driver.extraJavaOptions": java_options,
+        "spark.executor.extraJavaOptions": java_options,
         "spark.executorEnv.PYSPARK_PYTHON": os.environ.get("PYSPARK_PYTHON", sys.executable),
         # The Kafka sources' options carry the SASL password inside kafka.sasl.jaas.config:
         # redacted wherever Spark prints options (plans, the event log, the environment).
