@@ -196,15 +196,19 @@ def _first_match(cases: list[tuple[Column, Column]]) -> Column:
 MATCH_CHUNK = 72
 """Patterns per match stage (their regexes in one CASE): the 67 of the table in one stage of
 about 10 KB of bytecode. Every stage boundary copies each row, so the stages are as few as
-Janino's 64 KB per method allows; HotSpot compiles the methods over 8 KB with the session's
-``JIT_OPTIONS`` (:mod:`kafka_health.spark.session`)."""
+HotSpot compiles whole: the session's ``JIT_OPTIONS`` (:mod:`kafka_health.spark.session`) let it
+compile methods over 8 KB, but C1 gives up on a method with too many values in it ("out of
+virtual registers"), and a method C1 cannot profile may never reach C2 and run at C1's lowest
+tier, or interpreted, for good. ``tests/spark/test_parser_jit.py`` holds every stage to that."""
 TRIGGER_CHUNK = 72
 """Patterns per suspect stage (their triggers in one CASE)."""
-GROUPS_CHUNK = 36
-"""Patterns per group-extraction stage (two stages of 15 and 10 KB)."""
-FIELDS_CHUNK = 12
-"""Event fields per projection stage (the first of the two is the largest method of the plan,
-25 KB)."""
+GROUPS_CHUNK = 12
+"""Patterns per group-extraction stage (six stages). At 36 (two stages of 15 and 10 KB) and
+at 18, C1 gave up on every one of them: each pattern's ``regexp_replace`` holds many values."""
+FIELDS_CHUNK = 4
+"""Event fields per projection stage (six stages). At 12 the first stage's method was 25 KB,
+which neither C1 nor C2 compiled (one paced run spent 12 % of the executors' CPU in it,
+interpreted); at 6, C1 gave up on the first two."""
 
 
 def _pick(pid: Column, cases: list[tuple[int, Column]]) -> Column:

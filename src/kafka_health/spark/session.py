@@ -54,9 +54,10 @@ JIT_OPTIONS = "-XX:-DontCompileHugeMethods"
 bytecode interpreted (``DontCompileHugeMethods``), and a whole-stage codegen stage's
 ``processNext`` runs once per row: the parse plan was cut into 33 small stages to stay under
 that limit, and each boundary copies every row (25-30 % of the executor's CPU, JFR). With huge
-methods compiled, the plan is 17 stages (largest method 25 KB, Janino's own limit is 64 KB):
-13 % less time per batch (BENCHMARKS.md). Set on the driver's JVM (which runs the tasks in
-local mode) and on the executors'."""
+methods compiled, the plan's stages are as few as HotSpot's compilers take whole (C1 gives up
+on a method with too many values in it, C2 on one too large: ``parsing.events.MATCH_CHUNK``),
+24 of them, the largest method 14 KB (BENCHMARKS.md). Set on the driver's JVM (which runs the
+tasks in local mode) and on the executors'."""
 
 REDACTION_REGEX = r"(?i)secret|password|token|access[.]?key|jaas"
 """Spark's default (``secret|password|token|access[.]?key``) plus ``jaas``."""
