@@ -19,10 +19,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-KAFKA_COLUMNS = (
-    "key binary, value binary, topic string, partition int, offset long, timestamp timestamp, "
-    "timestampType int"
-)
+from test_parser_codegen import KAFKA_COLUMNS  # run as a script: its folder is on sys.path
+
 STAGE_CLASS = re.compile(r"GeneratedIteratorForCodegenStage(\d+)$")
 
 
