@@ -45,3 +45,24 @@ def test_a_newer_alert_state_is_refused_an_older_one_is_read(tmp_path: Path) -> 
         StateFormatError, match=r"alert state format \d+, written by kafka-health 9"
     ):
         AlertService(config, rules).open()
+
+
+def test_the_state_is_written_as_the_json_module_writes_it(tmp_path: Path) -> None:
+    """orjson (for speed) writes what ``json`` did: a detector's NamedTuples as lists, int
+    keys as strings, and ``read_state`` reads it back."""
+    from typing import NamedTuple
+
+    class Kept(NamedTuple):
+        send_ms: int
+        latency_s: float | None
+        broker: str
+
+    document = {"board": {"kept": [Kept(1, 0.25, "2"), Kept(2, None, "3")], "by": {7: [1.5]}}}
+    path = tmp_path / "state.json"
+    write_state(path, document)
+    expected = json.dumps({**document, "format": STATE_FORMAT}, separators=(",", ":"))
+    saved = json.loads(path.read_text())
+    assert {k: v for k, v in saved.items() if k != "written_by"} == json.loads(expected)
+    read = read_state(path)
+    assert read is not None
+    assert read["board"] == {"kept": [[1, 0.25, "2"], [2, None, "3"]], "by": {"7": [1.5]}}
