@@ -45,6 +45,7 @@ from kafka_health.job.codegen import CodegenCompiles, driver_compiles
 from kafka_health.job.health import JobHealth, classify_error, make_listener
 from kafka_health.job.intervals import interval, interval_ms
 from kafka_health.job.parse_counts import ParseCounts
+from kafka_health.job.python_gc import collector_for_the_job
 from kafka_health.job.quarantine import (
     Culprit,
     OffsetRange,
@@ -417,9 +418,10 @@ class MonitorJob:
         ticker.start()
         pings = self._broker_pings()
         try:
-            if pings is not None:
-                pings.start()
-            self.supervisor.run(stop)
+            with collector_for_the_job():
+                if pings is not None:
+                    pings.start()
+                self.supervisor.run(stop)
         finally:
             stop.set()
             if pings is not None:
