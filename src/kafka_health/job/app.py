@@ -397,17 +397,18 @@ class MonitorJob:
         """Process what the topics hold now (``availableNow``, both queries), then stop."""
         self.available_now = True
         try:
-            queries = [(QUERY, self._start()), (CANARY_QUERY, self._start_canary())]
-            try:
-                for name, query in queries:
-                    if not query.awaitTermination(timeout_s):
-                        raise TimeoutError(f"query {name} ran past {timeout_s} s")
-                    error = query.exception()
-                    if error is not None:
-                        raise RuntimeError(f"query {name} failed: {error}")
-            finally:
-                for _name, query in queries:
-                    query.stop()
+            with collector_for_the_job():
+                queries = [(QUERY, self._start()), (CANARY_QUERY, self._start_canary())]
+                try:
+                    for name, query in queries:
+                        if not query.awaitTermination(timeout_s):
+                            raise TimeoutError(f"query {name} ran past {timeout_s} s")
+                        error = query.exception()
+                        if error is not None:
+                            raise RuntimeError(f"query {name} failed: {error}")
+                finally:
+                    for _name, query in queries:
+                        query.stop()
         finally:
             self.available_now = False
 
