@@ -2,8 +2,8 @@
 
 CPython's cyclic collector looks at its youngest generation after every 700 container objects
 allocated and not freed, and at everything (a full collection) once enough objects have
-survived two of those looks. The job's driver keeps its detectors' state in Python: about
-240,000 container objects for a 200-broker cluster (10,000 partitions' views, the window's
+survived two of those looks. The job's driver holds about 240,000 container objects under a
+200-broker load, half of them the detectors' state (10,000 partitions' views, the window's
 31,000 GC pauses and 10,000 canary outcomes). Each batch allocates tens of thousands more that
 live for a moment (the collected rows, their events, some 5,000 signals per publish and a
 publish after each batch and each second), enough to reach the next full collection in about
