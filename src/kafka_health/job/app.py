@@ -393,25 +393,26 @@ class MonitorJob:
                 except Exception:  # a sink's failure must not fail the batch
                     log.exception("signal sink %r failed", sink)
 
+    @collector_for_the_job()
     def run_available_now(self, timeout_s: float = 600) -> None:
         """Process what the topics hold now (``availableNow``, both queries), then stop."""
         self.available_now = True
         try:
-            with collector_for_the_job():
-                queries = [(QUERY, self._start()), (CANARY_QUERY, self._start_canary())]
-                try:
-                    for name, query in queries:
-                        if not query.awaitTermination(timeout_s):
-                            raise TimeoutError(f"query {name} ran past {timeout_s} s")
-                        error = query.exception()
-                        if error is not None:
-                            raise RuntimeError(f"query {name} failed: {error}")
-                finally:
-                    for _name, query in queries:
-                        query.stop()
+            queries = [(QUERY, self._start()), (CANARY_QUERY, self._start_canary())]
+            try:
+                for name, query in queries:
+                    if not query.awaitTermination(timeout_s):
+                        raise TimeoutError(f"query {name} ran past {timeout_s} s")
+                    error = query.exception()
+                    if error is not None:
+                        raise RuntimeError(f"query {name} failed: {error}")
+            finally:
+                for _name, query in queries:
+                    query.stop()
         finally:
             self.available_now = False
 
+    @collector_for_the_job()
     def run(self, stop: threading.Event, tick_s: float = 1.0) -> None:
         """Supervise the queries and publish on every tick until ``stop`` is set."""
         self.board.live = True  # on the wall clock: a source that stops is stale
@@ -419,10 +420,9 @@ class MonitorJob:
         ticker.start()
         pings = self._broker_pings()
         try:
-            with collector_for_the_job():
-                if pings is not None:
-                    pings.start()
-                self.supervisor.run(stop)
+            if pings is not None:
+                pings.start()
+            self.supervisor.run(stop)
         finally:
             stop.set()
             if pings is not None:

@@ -31,7 +31,8 @@ YOUNG_THRESHOLD = 50_000
 
 @contextmanager
 def collector_for_the_job() -> Iterator[None]:
-    """The collector's thresholds for the job's run; the previous ones again after it."""
+    """The collector's thresholds for the job's run; the previous ones again after it (also
+    a decorator: ``@collector_for_the_job()``)."""
     previous = gc.get_threshold()
     gc.set_threshold(max(YOUNG_THRESHOLD, previous[0]), *previous[1:])
     try:

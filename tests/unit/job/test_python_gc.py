@@ -43,3 +43,14 @@ def test_cyclic_garbage_is_still_collected_under_the_raised_threshold() -> None:
     finally:
         gc.callbacks.remove(note)
     assert sum(collected) >= YOUNG_THRESHOLD, "the cycles left behind were collected"
+
+
+def test_as_a_decorator_each_call_sets_and_restores_the_thresholds() -> None:
+    before = gc.get_threshold()
+
+    @collector_for_the_job()
+    def run() -> tuple[int, int, int]:
+        return gc.get_threshold()
+
+    assert run()[0] == max(YOUNG_THRESHOLD, before[0]) and gc.get_threshold() == before
+    assert run()[0] == max(YOUNG_THRESHOLD, before[0]) and gc.get_threshold() == before
