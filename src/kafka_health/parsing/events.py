@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Literal
 from kafka_health.config import ParsingConfig
 from kafka_health.parsing import patterns as P
 from kafka_health.parsing.jsonlayout import with_layout_text
-from kafka_health.parsing.prefilter import prefilter_anchors
+from kafka_health.parsing.prefilter import FamilyPrefilter, prefilter_gates
 from kafka_health.spark.stages import chunks, coalesce_in_stages, end_stage
 
 if TYPE_CHECKING:
@@ -182,6 +182,19 @@ def _any_of(conditions: list[Column]) -> Column:
     return expr
 
 
+def _passes_prefilter(text: Column, tokens: Column, gate: FamilyPrefilter) -> Column:
+    """:meth:`FamilyPrefilter.passes` over ``text`` (``tokens``: it split at spaces)."""
+    from pyspark.sql import functions as F
+
+    parts = [text.contains(t) for t in gate.searched]
+    if gate.words:
+        words = F.array(*[F.lit(w) for w in gate.words])
+        parts.append(
+            F.arrays_overlap(tokens, words) & _any_of([text.contains(t) for t in gate.gated])
+        )
+    return _any_of(parts)
+
+
 def _first_match(cases: list[tuple[Column, Column]]) -> Column:
     """CASE WHEN c1 THEN v1 WHEN c2 THEN v2 ... END as one flat expression."""
     from pyspark.sql import functions as F
@@ -315,16 +328,18 @@ def parse_entries(
         return b if p.scope == "entry" else h
 
     # One cheap pass: does anything look like an event at all? (Most lines do not.)
-    # A plain substring search first (prefilter_anchors: one of its family's texts is in every
-    # match of a trigger), so the triggers' regex meets only the few lines that hold one.
+    # A plain substring search first (prefilter_gates: one of its family's texts is in every
+    # match of a trigger; most are searched only in a line that holds one of their words), so
+    # the triggers' regex meets only the few lines that hold one.
     any_trigger = "|".join(f"(?:{t})" for t in dict.fromkeys(p.trigger for p in patterns))
-    anchors = prefilter_anchors(patterns)
+    gates = prefilter_gates(patterns)
     maybe_col = F.col("_usable")
-    if anchors is not None and any(anchors.values()):
+    if gates is not None:
         # A GC line meets only the GC texts, a Kafka line only Kafka's (as allowed() says).
+        tokens = F.split(b, " ")
         maybe_col = maybe_col & _any_of(
-            [_family_allows(fam, family) & _any_of([b.contains(t) for t in texts])
-             for family, texts in anchors.items() if texts]
+            [_family_allows(fam, family) & _passes_prefilter(b, tokens, gate)
+             for family, gate in gates.items() if gate.searched or gate.words]
         )  # fmt: skip
     df = df.withColumn("_maybe", maybe_col & b.rlike(any_trigger))
     df = end_stage(df, "parse_trigger")

@@ -8,9 +8,17 @@ measured, those compares were 18 % of the job's executor CPU and the walks 12 % 
 BENCHMARKS.md). So each trigger literal is searched from its rarest byte on (a suffix holds
 wherever the literal does), and a line of one family meets only its family's texts (a GC line
 cannot match a Kafka pattern: the pattern stages check the family too).
+
+Most literals also hold a word with a space on each side ("Becoming the active controller":
+"the", "active"): every line that holds the literal holds that word as a whole token of the
+line split at spaces. A line's tokens meet a family's words in one hash lookup each (Spark's
+``arrays_overlap``), so the walks are left for the few lines that hold one of the words, and
+for the literals with no such word (:class:`FamilyPrefilter`).
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from kafka_health.parsing import patterns as P
 
@@ -55,3 +63,50 @@ def prefilter_anchors(
         family: P.fewest({anchor(literal) for literal in by_family.get(family, set())})
         for family in FAMILIES
     }
+
+
+@dataclass(frozen=True)
+class FamilyPrefilter:
+    """One family's prefilter. A line passes when it holds one of ``searched``, or holds one of
+    ``words`` as a token (the line split at spaces) and one of ``gated``. ``words`` are the
+    literals' inner words (:func:`inner_word`), ``gated`` their anchors; ``searched`` are the
+    anchors of the literals with no inner word."""
+
+    searched: tuple[str, ...]
+    words: tuple[str, ...]
+    gated: tuple[str, ...]
+
+    def passes(self, line: str) -> bool:
+        """What the parse's Spark expression computes, in Python (for tests)."""
+        if any(text in line for text in self.searched):
+            return True
+        return bool(set(self.words) & set(line.split(" "))) and any(
+            text in line for text in self.gated
+        )
+
+
+def inner_word(literal: str) -> str | None:
+    """The longest word of ``literal`` with a space on each side inside it (the first on a
+    tie), or None. A line that holds ``literal`` holds it as a token between two spaces."""
+    words = [w for w in literal.split(" ")[1:-1] if w]
+    return max(words, key=len) if words else None
+
+
+def prefilter_gates(
+    patterns: tuple[P.EventPattern, ...] = P.ALL_PATTERNS,
+) -> dict[str, FamilyPrefilter] | None:
+    """Per family (``kafka``, ``gc``), its :class:`FamilyPrefilter`; None when some trigger
+    has no usable literal (then there is no prefilter)."""
+    by_family = P.literals_by_family(patterns)
+    if by_family is None:
+        return None
+    gates = {}
+    for family in FAMILIES:
+        literals = by_family.get(family, set())
+        worded = {lit: word for lit in literals if (word := inner_word(lit)) is not None}
+        gates[family] = FamilyPrefilter(
+            searched=P.fewest({anchor(lit) for lit in literals if lit not in worded}),
+            words=tuple(sorted(set(worded.values()))),
+            gated=P.fewest({anchor(lit) for lit in worded}),
+        )
+    return gates
