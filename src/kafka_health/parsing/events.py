@@ -310,8 +310,11 @@ def parse_entries(
         .otherwise(F.coalesce(hinted, F.lit("auto")))
     )
     bad = _column_or_null(df, "bad_reason")
+    # Only whether the entry is empty is read: its bytes tell, where length() would walk
+    # every byte to count its characters (2 % of the executors' samples, JFR).
+    octets = F.octet_length(message)
     df = df.withColumns(
-        {"_head": head, "_body": body, "_family": family, "_bad": bad, "_len": F.length(message)}
+        {"_head": head, "_body": body, "_family": family, "_bad": bad, "_len": octets}
     )
     df = end_stage(df, "parse_head").drop("_text", *([] if keep_message else ["message"]))
     h, b, fam = F.col("_head"), F.col("_body"), F.col("_family")
