@@ -1,0 +1,97 @@
+"""What single operations of the parse cost per record, beside the job's whole batch plan, over
+the same cached static backlog as ``batch_static.py`` (no Kafka, no trigger): the floor under
+issue 14's ratio to the no-work read.
+
+    .venv/bin/python benchmarks/operation_costs.py [--seconds 8] [--runs 6] [NAME ...]
+
+Each operation is grouped by its result (one small aggregation, as the job's batch ends), run
+``--runs`` times; the fastest run is reported as records/s and as microseconds of core time a
+record (two cores). The first few names are the base any operation pays: reading the cached
+rows and the aggregation. Writes nothing to the repo.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+
+def operations(frame: Any, messages: Any) -> dict[str, Callable[[], Any]]:
+    """Each operation's DataFrame, built anew per run. ``frame``: Kafka source rows;
+    ``messages``: the broker-log lines alone (column ``t``)."""
+    from pyspark.sql import functions as F
+
+    from kafka_health.config import MonitorConfig
+    from kafka_health.job import batch as job_batch
+    from kafka_health.parsing.envelope import BINARY, parse_doc
+    from kafka_health.parsing.events import _any_of, _passes_prefilter
+    from kafka_health.parsing.prefilter import prefilter_anchors, prefilter_gates
+
+    config = MonitorConfig()
+    anchors, gates = prefilter_anchors(), prefilter_gates()
+    assert anchors is not None and gates is not None
+    text, t = F.col("value").cast("string"), F.col("t")
+    checks = F.expr("is_valid_utf8(t)") & ~t.rlike(BINARY)
+    doc = parse_doc(text, config.parsing.fields)
+    return {
+        "read and count": lambda: frame.groupBy("topic").count(),
+        "value as text, length": lambda: frame.groupBy(F.length(text) % 7).count(),
+        "envelope from_json, two fields": lambda: (
+            frame.select(doc.alias("d")).groupBy("d.broker_id").agg(F.count("d.message"))
+        ),
+        "lines: read and count": lambda: messages.groupBy(F.length(t) % 7).count(),
+        "lines: is_valid_utf8 and the BINARY regex": lambda: messages.groupBy(checks).count(),
+        "lines: the Kafka anchors' 44 contains": lambda: messages.groupBy(
+            _any_of([t.contains(a) for a in anchors["kafka"]])
+        ).count(),
+        "lines: the Kafka gate (11 contains, split, arrays_overlap)": lambda: messages.groupBy(
+            _passes_prefilter(t, F.split(t, " "), gates["kafka"])
+        ).count(),
+        "the job's batch plan": lambda: job_batch.driver_rows(
+            job_batch.parsed_stream(frame, config)
+        ),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=int, default=8, help="seconds of backlog")
+    parser.add_argument("--runs", type=int, default=6)
+    parser.add_argument("names", nargs="*", help="operations to run (default: all)")
+    args = parser.parse_args()
+    from pyspark.sql import functions as F
+
+    from benchmarks.batch_static import KAFKA_COLUMNS, backlog_rows
+    from kafka_health.config import MonitorConfig
+    from kafka_health.spark import build_spark_session
+
+    spark = build_spark_session(MonitorConfig().spark)
+    rows = backlog_rows(args.seconds)
+    frame = spark.createDataFrame(rows, KAFKA_COLUMNS).repartition(2).cache()
+    records = frame.count()
+    message = F.get_json_object(F.col("value").cast("string"), "$.message")
+    messages = frame.select(message.alias("t")).where("t is not null").cache()
+    lines = messages.count()
+    print(f"records: {records}, of them broker-log lines: {lines}")
+    built = operations(frame, messages)
+    for name in args.names or list(built):
+        count = lines if name.startswith("lines:") else records
+        best = float("inf")
+        for _ in range(args.runs):
+            df = built[name]()
+            started = time.monotonic()
+            df.collect()
+            best = min(best, time.monotonic() - started)
+        print(f"{name:60s} {best:5.2f} s {count / best:12,.0f} records/s "
+              f"{2 * best / count * 1e6:6.1f} us/record")  # fmt: skip
+    spark.stop()
+
+
+if __name__ == "__main__":
+    main()
