@@ -7,8 +7,8 @@ and a plain-Python monitor, on the same data, in one run.
 2. **Limit**: Spark's Kafka source reads the same topics with no work (``noop`` sink,
    ``availableNow``, the job's ``maxOffsetsPerTrigger``).
 3. **Job**: :meth:`MonitorJob.run_available_now` over the same topics: everything it does.
-   Both Spark reads run twice and report the second, warm pass (the first, cold, beside it:
-   :func:`warm_up_config`).
+   Both Spark reads run :data:`WARM_UP_PASSES` times before the measured pass, and report
+   the measured one (the first, cold, beside it: :func:`warm_up_config`).
 4. **Plain Python**: ``benchmarks/plain_monitor.py`` (kafka-python, ``json``, ``re``).
 5. **Sustained**: the job on its processing-time trigger while ``kafka-health bench load``
    (a separate process) sends ``sustained_rate`` log records per second for
@@ -208,20 +208,25 @@ def sustained(
     return [p.batchDuration / 1000 for p in batches[len(batches) // 3 :]]
 
 
-def warm_up_config(config: MonitorConfig, tmp: Path) -> MonitorConfig:
-    """``config`` with checkpoints and alerting state of its own, for a pass of the job over
-    the whole backlog before the measured one (which, and the sustained run after it, keep
-    ``config``'s). Each Spark read runs twice because the first pass runs in a cold JVM, whose
-    JIT compiles the parse's generated code (a hundred classes) on the same two cores while
-    it runs: the job's static batch plan took 22.6 s over 171,801 records cold and 9.7 s from
-    its third run on (``benchmarks/batch_static.py``). A monitor runs for months: its rate is
-    the warm one. The plain-Python monitor has no JIT to warm."""
+WARM_UP_PASSES = 3
+"""Passes of each Spark read over the whole backlog before the measured one. The JIT compiles
+the parse's generated code (a hundred classes, methods up to 25 KB) on the same two cores
+while the first passes run, tier by tier: the job's static batch plan over 171,801 records ran
+10.3, 10.6, 6.2 and 4.5 s, then 2.6-3.0 s from its fifth run on (``batch_static.py``,
+2026-11-27). With one warm-up pass the measured one was still compiling."""
+
+
+def warm_up_config(config: MonitorConfig, tmp: Path, n: int = 0) -> MonitorConfig:
+    """``config`` with checkpoints and alerting state of its own, for warm-up pass ``n`` of
+    the job over the whole backlog before the measured one (which, and the sustained run
+    after it, keep ``config``'s). A monitor runs for months: its rate is the warm one, at the
+    JIT's steady state (:data:`WARM_UP_PASSES`). The plain-Python monitor has no JIT to
+    warm."""
+    folder = tmp / f"warm-up-{n}"
     return dataclasses.replace(
         config,
-        spark=dataclasses.replace(
-            config.spark, checkpoint_dir=str(tmp / "warm-up" / "checkpoints")
-        ),
-        alerting=dataclasses.replace(config.alerting, state_dir=str(tmp / "warm-up" / "alerting")),
+        spark=dataclasses.replace(config.spark, checkpoint_dir=str(folder / "checkpoints")),
+        alerting=dataclasses.replace(config.alerting, state_dir=str(folder / "alerting")),
     )
 
 
@@ -276,19 +281,22 @@ def run_throughput(
             listener = progress.listener()
             spark.streams.addListener(listener)
             try:
-                # Each read twice, the first in a cold JVM (see warm_up_config): the second
-                # is the figure, the first is reported beside it.
-                limits = [limit_rate(spark, config, tmp / f"limit-{n}") for n in range(2)]
+                # Each read WARM_UP_PASSES times before the measured pass, the first in a
+                # cold JVM (see warm_up_config): the last is the figure, the first is
+                # reported beside it.
+                passes = WARM_UP_PASSES + 1
+                limits = [limit_rate(spark, config, tmp / f"limit-{n}") for n in range(passes)]
                 limit = limits[-1]
                 say(f"limit (Kafka source, no work): {limit:,.0f} records/s "
                     f"(cold: {limits[0]:,.0f})")  # fmt: skip
                 jobs = []
-                for fresh in (warm_up_config(config, tmp), config):
+                warm_ups = [warm_up_config(config, tmp, n) for n in range(WARM_UP_PASSES)]
+                for fresh in (*warm_ups, config):
                     since = len(progress.by_query.get("monitor", []))
                     MonitorJob(spark, fresh).run_available_now()
                     _drain(progress, "monitor")  # the listener bus delivers progress later
                     jobs.append(progress.rate("monitor", SOURCE_READS, since))
-                (job_cold, _), (job, job_rows) = jobs
+                (job_cold, _), *_, (job, job_rows) = jobs
                 say(f"job: {job:,.0f} records/s ({job_rows} records; cold: {job_cold:,.0f})")
                 plain = plain_rate(config, records)
                 say(f"plain Python: {plain:,.0f} records/s")
@@ -308,6 +316,7 @@ def run_throughput(
         "job_records_per_s": round(job),
         "limit_cold_records_per_s": round(limits[0]),
         "job_cold_records_per_s": round(job_cold),
+        "warm_up_passes": WARM_UP_PASSES,
         "plain_python_records_per_s": round(plain),
         "ratio_job_to_limit": round(job / limit, 3) if limit else None,
         "ratio_job_to_plain": round(job / plain, 3) if plain else None,
