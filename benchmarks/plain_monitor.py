@@ -59,8 +59,8 @@ class PlainMonitor:
     isr: dict[str, list[str]] = field(default_factory=dict)
     canary: dict[int, list[float]] = field(default_factory=lambda: defaultdict(list))
     canary_failures: Counter[int] = field(default_factory=Counter)
-    under_replicated: set[tuple[str, int]] = field(default_factory=set)
-    under_min_isr: set[tuple[str, int]] = field(default_factory=set)
+    under_replicated: set[tuple[Any, Any]] = field(default_factory=set)  # (topic, partition)
+    under_min_isr: set[tuple[Any, Any]] = field(default_factory=set)
     bad: Counter[str] = field(default_factory=Counter)
     last_event_ms: int = 0
 

@@ -19,8 +19,8 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from io import BufferedIOBase
 from pathlib import Path
-from typing import IO
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
@@ -35,12 +35,13 @@ def write_logs(root: Path, megabytes: int, brokers: int, rate: int, seed: int) -
     """Broker log folders under ``root`` totalling about ``megabytes``; (lines, bytes)."""
     traffic = Traffic(ClusterShape(brokers=brokers, partitions=brokers * 500, topics=50),
                       TopicsConfig(), seed)  # fmt: skip
-    files: dict[tuple[int, str], tuple[IO[bytes], int, int]] = {}
+    files: dict[tuple[int, str], tuple[BufferedIOBase, int, int]] = {}
     lines = written = 0
     start_ms = 1_795_000_000_000
     for second, batch in enumerate(_seconds(traffic, start_ms, rate)):
         for broker, kind, message in batch:
-            out, size, part = files.get((broker, kind), (None, 0, 0))  # type: ignore[assignment]
+            out: BufferedIOBase | None
+            out, size, part = files.get((broker, kind)) or (None, 0, 0)
             if out is None or size > ROTATE_BYTES:
                 if out is not None:
                     out.close()

@@ -68,7 +68,7 @@ def compare(runs: list[dict[str, Any]], replayed: list[dict[str, Any]], from_log
     out: dict[str, Any] = {}
     for i, run in enumerate(runs):
         key = f"{run['scenario']}#{i}"
-        live = {}
+        live: dict[tuple[Any, Any, Any], dict[str, Any]] = {}
         for a in run["alerts"]:
             if a["status"] == "firing" and a["alertname"] in from_logs and a.get("starts_at"):
                 live.setdefault((a["alertname"], a["broker_id"], a["starts_at"]), a)
