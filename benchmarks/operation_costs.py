@@ -39,6 +39,9 @@ def operations(frame: Any, messages: Any) -> dict[str, Callable[[], Any]]:
     text, t = F.col("value").cast("string"), F.col("t")
     checks = F.expr("is_valid_utf8(t)") & ~t.rlike(BINARY)
     doc = parse_doc(text, config.parsing.fields)
+    walks = f"lines: the Kafka anchors' {len(anchors['kafka'])} contains"
+    searched = len(gates["kafka"].searched)
+    gated = f"lines: the Kafka gate ({searched} contains, split, arrays_overlap)"
     return {
         "read and count": lambda: frame.groupBy("topic").count(),
         "value as text, length": lambda: frame.groupBy(F.length(text) % 7).count(),
@@ -47,10 +50,8 @@ def operations(frame: Any, messages: Any) -> dict[str, Callable[[], Any]]:
         ),
         "lines: read and count": lambda: messages.groupBy(F.length(t) % 7).count(),
         "lines: is_valid_utf8 and the BINARY regex": lambda: messages.groupBy(checks).count(),
-        "lines: the Kafka anchors' 44 contains": lambda: messages.groupBy(
-            _any_of([t.contains(a) for a in anchors["kafka"]])
-        ).count(),
-        "lines: the Kafka gate (11 contains, split, arrays_overlap)": lambda: messages.groupBy(
+        walks: lambda: messages.groupBy(_any_of([t.contains(a) for a in anchors["kafka"]])).count(),
+        gated: lambda: messages.groupBy(
             _passes_prefilter(t, F.split(t, " "), gates["kafka"])
         ).count(),
         "the job's batch plan": lambda: job_batch.driver_rows(

@@ -1,5 +1,6 @@
 """The triggers' prefilter as the parse runs it: per family, the fewest plain texts one of which
-every match of that family's triggers contains, each started at its rarest byte.
+every match of that family's triggers contains, each started at its rarest byte, most of them
+searched only behind a token gate (below).
 
 Spark's ``contains`` walks the line once per text, comparing each byte with the text's first
 byte and, on every hit, the rest of the text (``ByteArrayMethods.arrayEquals``). A text that
@@ -51,18 +52,22 @@ def anchor(literal: str) -> str:
     return literal[best:]
 
 
+def anchors_of(literals: set[str]) -> tuple[str, ...]:
+    """The fewest anchors (:func:`anchor`) one of which each of ``literals`` holds."""
+    return P.fewest({anchor(literal) for literal in literals})
+
+
 def prefilter_anchors(
     patterns: tuple[P.EventPattern, ...] = P.ALL_PATTERNS,
 ) -> dict[str, tuple[str, ...]] | None:
-    """Per family (``kafka``, ``gc``): the anchors of its patterns' trigger literals, the
-    fewest. None when some trigger has no usable literal (then there is no prefilter)."""
+    """Per family (``kafka``, ``gc``): the anchors of all its patterns' trigger literals,
+    each walked in every line of the family without the token gate (:func:`prefilter_gates`
+    splits them; tests and ``benchmarks/operation_costs.py`` compare with them). None when
+    some trigger has no usable literal (then there is no prefilter)."""
     by_family = P.literals_by_family(patterns)
     if by_family is None:
         return None
-    return {
-        family: P.fewest({anchor(literal) for literal in by_family.get(family, set())})
-        for family in FAMILIES
-    }
+    return {family: anchors_of(by_family.get(family, set())) for family in FAMILIES}
 
 
 @dataclass(frozen=True)
@@ -105,8 +110,8 @@ def prefilter_gates(
         literals = by_family.get(family, set())
         worded = {lit: word for lit in literals if (word := inner_word(lit)) is not None}
         gates[family] = FamilyPrefilter(
-            searched=P.fewest({anchor(lit) for lit in literals if lit not in worded}),
+            searched=anchors_of(literals - worded.keys()),
             words=tuple(sorted(set(worded.values()))),
-            gated=P.fewest({anchor(lit) for lit in worded}),
+            gated=anchors_of(set(worded)),
         )
     return gates
