@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,6 +34,8 @@ log = logging.getLogger(__name__)
 MIN_ISR = "min.insync.replicas"
 TIMESTAMP_TYPE = "message.timestamp.type"
 UNKNOWN_TOPIC_OR_PARTITION = 3
+LEADERS_WAIT_S = 15.0
+"""How long a management round waits for new partitions' leaders to take them."""
 
 
 @dataclass(frozen=True)
@@ -261,6 +264,7 @@ class TopicManager:
                     wait_for_metadata=True,
                 ),
             )
+            self._await_leaders(admin, report, list(plan.create))
             return
         if plan.add_partitions:
             total = existing + len(plan.add_partitions)
@@ -272,6 +276,7 @@ class TopicManager:
                     {topic: {"count": total, "assignments": plan.add_partitions}}
                 ),
             )
+            self._await_leaders(admin, report, list(range(existing, total)))
         if plan.reassign:
 
             def reassign() -> None:
@@ -298,6 +303,16 @@ class TopicManager:
                 f"{topic}: configs set to {plan.configs}",
                 lambda: check_alter(admin.alter_configs([resource])),
             )
+
+    def _await_leaders(self, admin: Any, report: TopicReport, partitions: list[int]) -> None:
+        """After a create or an addition that succeeded: until the new partitions' leaders
+        take them, a probe would fail for the canary's own doing, not the cluster's."""
+        if report.errors:
+            return
+        try:
+            await_leaders(admin, self.topic, partitions)
+        except Exception as exc:
+            self._record(report, "await_leaders", exc)
 
     def _ensure_outputs(self, admin: Any, brokers: int, report: TopicReport) -> None:
         for name, partitions in self.output_topics.items():
@@ -346,6 +361,38 @@ def ensure_output_topic(admin: Any, name: str, partitions: int) -> bool:
             raise
         return False
     return True
+
+
+def await_leaders(
+    admin: Any,
+    topic: str,
+    partitions: Sequence[int],
+    timeout_s: float = LEADERS_WAIT_S,
+    *,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] = time.sleep,
+) -> None:
+    """Return once each partition's leader answers a ListOffsets for it; raise the last
+    retriable error (UnknownTopicOrPartition, LeaderNotAvailable, NotLeader) at the deadline.
+
+    ``create_topics(wait_for_metadata=True)`` returns when some broker's metadata names a
+    leader, which can be before that leader has taken the partition: a write then fails
+    with UnknownTopicOrPartition (seen: a fresh canary's first probe of broker 2's partition,
+    which paged CanaryWriteFailure with 1 failure in 10 sends).
+    """
+    from kafka.admin import OffsetSpec
+    from kafka.structs import TopicPartition
+
+    specs = {TopicPartition(topic, p): OffsetSpec.LATEST for p in partitions}
+    deadline = clock() + timeout_s
+    while True:
+        try:
+            admin.list_partition_offsets(specs)
+            return
+        except Exception as exc:
+            if not getattr(exc, "retriable", False) or clock() >= deadline:
+                raise
+        sleep(0.2)
 
 
 def describe_partitions(admin: Any, topic: str) -> list[PartitionInfo] | None:
