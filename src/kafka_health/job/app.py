@@ -43,6 +43,7 @@ from kafka_health.job.batch import (
 from kafka_health.job.board import CANARY_QUERY, MONITOR_QUERY, SignalBoard, stale_after
 from kafka_health.job.codegen import CodegenCompiles, driver_compiles
 from kafka_health.job.health import JobHealth, classify_error, make_listener
+from kafka_health.job.interruption import stop_aware
 from kafka_health.job.intervals import interval, interval_ms
 from kafka_health.job.parse_counts import ParseCounts
 from kafka_health.job.python_gc import collector_for_the_job
@@ -180,7 +181,7 @@ class MonitorJob:
             parsed_stream(self.source(), self.config)
             .writeStream.queryName(QUERY)
             .option("checkpointLocation", str(self.checkpoint))
-            .foreachBatch(self.process_batch)
+            .foreachBatch(stop_aware(self.process_batch))
         )
         return self._triggered(writer)
 
@@ -192,7 +193,7 @@ class MonitorJob:
             probe_rows(source)
             .writeStream.queryName(CANARY_QUERY)
             .option("checkpointLocation", str(self.canary_checkpoint))
-            .foreachBatch(self.process_canary_batch)
+            .foreachBatch(stop_aware(self.process_canary_batch))
         )
         return self._triggered(writer, self.config.job.canary_trigger_interval_s)
 

@@ -1,0 +1,89 @@
+"""A batch cut short by its query's stop, told to Spark in a few words.
+
+Spark 4.2 decides whether a ``foreachBatch`` failure was its query's own stop by matching the
+Python side's error message with ``StreamExecution.PROXY_ERROR``::
+
+    py4j.protocol.Py4JJavaError: An error occurred while calling((.|\\r\\n|\\r|\\n)*)(
+    java.lang.InterruptedException|java.io.InterruptedIOException|...)
+
+``(.|\\r\\n|\\r|\\n)*`` recurses once per character in ``java.util.regex``. Over a
+``Py4JJavaError``'s message, which carries the whole Java stack trace of the interrupted
+``collect`` (several KB), it overflowed the stack of the query's stream execution thread: a
+stop that cut a batch short ended in a ``StackOverflowError`` instead of Spark's clean
+"Stopped" (seen in 3 of 6 runs of ``benchmarks/sustained_batches.py``, and in CI's job logs).
+
+:func:`stop_aware` wraps a ``foreachBatch`` body: a Java interruption anywhere in the cause
+chain of what it raised is raised again as :class:`BatchInterrupted`, whose message is only
+the words Spark matches; any other error passes unchanged.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+INTERRUPTIONS = (
+    "java.lang.InterruptedException",
+    "java.io.InterruptedIOException",
+    "java.nio.channels.ClosedByInterruptException",
+)
+"""The Java exceptions Spark takes for an interruption (``StreamExecution.IO_EXCEPTION_NAMES``)."""
+
+MAX_CAUSES = 16
+"""How deep the cause chain is walked."""
+
+Body = TypeVar("Body", bound=Callable[..., None])
+
+
+class BatchInterrupted(Exception):
+    """A batch's Spark call was interrupted (the query stopping); the message is what Spark's
+    ``PROXY_ERROR`` looks for, and nothing after it."""
+
+    def __init__(self, method: str, interruption: str) -> None:
+        super().__init__(
+            f"py4j.protocol.Py4JJavaError: An error occurred while calling {method}.\n"
+            f": {interruption}"
+        )
+
+
+def interruption_of(java_exception: Any) -> str | None:
+    """The class name of the first Java interruption in ``java_exception``'s cause chain."""
+    seen = 0
+    current = java_exception
+    while current is not None and seen < MAX_CAUSES:
+        name = str(current.getClass().getName())
+        if name in INTERRUPTIONS:
+            return name
+        current = current.getCause()
+        seen += 1
+    return None
+
+
+def stop_aware(body: Body) -> Body:
+    """``body`` with a Java interruption re-raised as :class:`BatchInterrupted`."""
+    from py4j.protocol import Py4JJavaError
+
+    @functools.wraps(body)
+    def run(*args: Any, **kwargs: Any) -> None:
+        try:
+            body(*args, **kwargs)
+        except Py4JJavaError as exc:
+            try:
+                interruption = interruption_of(exc.java_exception)
+            except Exception:  # the gateway going away: keep the original error
+                interruption = None
+            if interruption is None:
+                raise
+            raise BatchInterrupted(_method(exc), interruption) from None
+
+    return run  # type: ignore[return-value]
+
+
+def _method(exc: Any) -> str:
+    """``o123.collectToPython`` from a Py4JJavaError's first line, or ``a Spark method``."""
+    error = str(getattr(exc, "errmsg", "") or "")
+    prefix = "An error occurred while calling "
+    if error.startswith(prefix):
+        return error[len(prefix) :].rstrip(".\n ") or "a Spark method"
+    return "a Spark method"

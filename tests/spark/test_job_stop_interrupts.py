@@ -1,0 +1,49 @@
+"""A query stopped while its foreachBatch body waits on a Spark job stops cleanly.
+
+Spark recognises the interruption from the Python side's error message with a regex that
+recurses once per character (``kafka_health.job.interruption``); the job's bodies are wrapped
+so that the message is a few words, and the stop ends as Spark's own clean "Stopped"."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import pytest
+
+from kafka_health.job.interruption import stop_aware
+from tests.waiting import wait_for
+
+pytestmark = [pytest.mark.spark]
+
+
+def test_a_stop_during_a_batch_job_ends_as_stopped_without_an_error(
+    spark: Any, tmp_path: Any
+) -> None:
+    started = threading.Event()
+    raised: list[BaseException] = []
+
+    def body(batch: Any, batch_id: int) -> None:
+        started.set()
+        try:
+            # A compiled job of minutes on two cores: the stop interrupts its collect.
+            batch.sparkSession.range(0, 10**12, numPartitions=2).selectExpr("sum(id)").collect()
+        except BaseException as exc:
+            raised.append(exc)
+            raise
+
+    query = (
+        spark.readStream.format("rate").option("rowsPerSecond", 1).load()
+        .writeStream.queryName("stop_interrupts")
+        .option("checkpointLocation", str(tmp_path / "checkpoint"))
+        .foreachBatch(stop_aware(body))
+        .start()
+    )  # fmt: skip
+    try:
+        wait_for(started.is_set, 120, "the batch's Spark job")
+        wait_for(lambda: spark.sparkContext.statusTracker().getActiveJobsIds(), 60, "its job")
+    finally:
+        query.stop()
+    assert raised, "the stop interrupted the batch's collect"
+    assert query.exception() is None
+    assert query.status["message"] == "Stopped", query.status
