@@ -4,6 +4,7 @@
 ``foreachBatch`` body (``job/steps``), and the p50/p95 of each after the first third.
 
     .venv/bin/python benchmarks/sustained_batches.py [--rate 1000] [--seconds 60] [--paced]
+        [--standalone-workers N]
 
 ``--paced``: no live producer. ``--seconds`` of the traffic at ``--rate`` are written first
 (``bench throughput``'s backlog), and the job reads them capped at the traffic's records per
@@ -12,12 +13,15 @@ it, but the producer's Python does not share the two cores with the job (at 20,0
 it would take one of them). A batch that takes longer than the trigger means the job does not
 keep up with the rate.
 
-Runs a local 1-broker Kafka and Spark ``local[2]``. Writes nothing to the repo.
+Runs a local 1-broker Kafka and Spark ``local[2]``, or with ``--standalone-workers N`` a Spark
+standalone master and N 1-core workers started here (as ``bench throughput`` does). Writes
+nothing to the repo.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import math
 import statistics
@@ -44,74 +48,80 @@ def main() -> None:
     from kafka_health.devcluster import ClusterSpec, LocalCluster
     from kafka_health.job.app import QUERY, MonitorJob
     from kafka_health.job.batch import SOURCE_READS
-    from kafka_health.loadgen.throughput import ProgressLog, ThroughputPlan, fill
+    from kafka_health.loadgen.throughput import ProgressLog, ThroughputPlan, fill, spark_config
     from kafka_health.loadgen.traffic import Traffic
     from kafka_health.shipper.devcluster import write_config
     from kafka_health.spark import build_spark_session
+    from kafka_health.spark.standalone import standalone_cluster
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rate", type=float, default=1000.0, help="log records/s")
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--paced", action="store_true", help="from a backlog, capped per batch")
+    parser.add_argument(
+        "--standalone-workers", type=int, default=0, metavar="N", help="N 1-core workers"
+    )
     args = parser.parse_args()
     plan = dataclasses.replace(ThroughputPlan(), rate=args.rate, seconds=args.seconds)
-    with tempfile.TemporaryDirectory(prefix="kafka-health-sustained-") as name:
-        tmp = Path(name)
-        cluster = LocalCluster.create(ClusterSpec(dir=tmp / "kafka", brokers=1)).up()
-        try:
-            base = MonitorConfig().with_bootstrap(cluster.bootstrap_servers)
-            config = dataclasses.replace(
-                base,
-                topics=TopicsConfig(),
-                spark=dataclasses.replace(base.spark, checkpoint_dir=str(tmp / "checkpoints")),
-                job=JobConfig(starting_offsets="earliest"),
+    with contextlib.ExitStack() as stack:
+        tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="kafka-health-sus-")))
+        master = None
+        if args.standalone_workers > 0:
+            master = stack.enter_context(
+                standalone_cluster(tmp / "spark", workers=args.standalone_workers, memory="2g")
             )
-            written = 0
-            if args.paced:
-                written = fill(config, Traffic(plan.shape, config.topics, plan.seed), plan)
-                per_batch = math.ceil(written / plan.seconds * config.job.trigger_interval_s)
-                config = dataclasses.replace(
-                    config, job=dataclasses.replace(config.job, max_offsets_per_trigger=per_batch)
-                )
-                print(f"backlog: {written} records; at most {per_batch} per batch")
-            config_file = write_config(config, tmp / "monitor.yaml")
-            spark = build_spark_session(config.spark)
-            progress = ProgressLog()
-            spark.streams.addListener(progress.listener())
-            job = MonitorJob(spark, config)
-            steps: dict[int, dict[str, float]] = {}
-            original = job.health.on_steps
+            print(f"a standalone master and {args.standalone_workers} 1-core workers at {master}")
+        cluster = LocalCluster.create(ClusterSpec(dir=tmp / "kafka", brokers=1)).up()
+        stack.callback(cluster.down)
+        base = MonitorConfig().with_bootstrap(cluster.bootstrap_servers)
+        config = dataclasses.replace(
+            base,
+            topics=TopicsConfig(),
+            spark=spark_config(tmp / "checkpoints", master),
+            job=JobConfig(starting_offsets="earliest"),
+        )
+        written = 0
+        if args.paced:
+            written = fill(config, Traffic(plan.shape, config.topics, plan.seed), plan)
+            per_batch = math.ceil(written / plan.seconds * config.job.trigger_interval_s)
+            config = dataclasses.replace(
+                config, job=dataclasses.replace(config.job, max_offsets_per_trigger=per_batch)
+            )
+            print(f"backlog: {written} records; at most {per_batch} per batch")
+        config_file = write_config(config, tmp / "monitor.yaml")
+        spark = build_spark_session(config.spark)
+        progress = ProgressLog()
+        spark.streams.addListener(progress.listener())
+        job = MonitorJob(spark, config)
+        steps: dict[int, dict[str, float]] = {}
+        original = job.health.on_steps
 
-            def keep_steps(query: str, seconds: dict[str, float]) -> None:
-                if query == QUERY:
-                    steps[len(steps)] = dict(seconds)
-                original(query, seconds)
+        def keep_steps(query: str, seconds: dict[str, float]) -> None:
+            if query == QUERY:
+                steps[len(steps)] = dict(seconds)
+            original(query, seconds)
 
-            job.health.on_steps = keep_steps  # type: ignore[method-assign,assignment]
-            stop = threading.Event()
-            runner = threading.Thread(target=job.run, args=(stop,), daemon=True)
-            runner.start()
-            load = None
-            if args.paced:
-                before, steps_before = 0, 0
-                # Until the backlog is read: the batches' records reach its size.
-                deadline = time.monotonic() + plan.seconds * 10
-                while (
-                    progress.rate(QUERY, SOURCE_READS)[1] < written and time.monotonic() < deadline
-                ):
-                    time.sleep(1)
-            else:
-                time.sleep(15)
-                before = len(progress.by_query.get(QUERY, []))
-                steps_before = len(steps)
-                load = live_load(config_file, plan, args)
-            stop.set()
-            runner.join(timeout=120)
-            spark.stop()
-            if load is not None and load.returncode != 0:
-                raise SystemExit(f"bench load failed: {load.stderr[-2000:]}")
-        finally:
-            cluster.down()
+        job.health.on_steps = keep_steps  # type: ignore[method-assign,assignment]
+        stop = threading.Event()
+        runner = threading.Thread(target=job.run, args=(stop,), daemon=True)
+        runner.start()
+        load = None
+        if args.paced:
+            before, steps_before = 0, 0
+            # Until the backlog is read: the batches' records reach its size.
+            deadline = time.monotonic() + plan.seconds * 10
+            while progress.rate(QUERY, SOURCE_READS)[1] < written and time.monotonic() < deadline:
+                time.sleep(1)
+        else:
+            time.sleep(15)
+            before = len(progress.by_query.get(QUERY, []))
+            steps_before = len(steps)
+            load = live_load(config_file, plan, args)
+        stop.set()
+        runner.join(timeout=120)
+        spark.stop()
+        if load is not None and load.returncode != 0:
+            raise SystemExit(f"bench load failed: {load.stderr[-2000:]}")
     report(progress.by_query.get(QUERY, [])[before:], steps, steps_before)
 
 
