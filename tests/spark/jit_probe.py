@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from test_parser_codegen import KAFKA_COLUMNS  # run as a script: its folder is on sys.path
+from job_support import KAFKA_COLUMNS  # run as a script: its folder is on sys.path
 
 STAGE_CLASS = re.compile(r"GeneratedIteratorForCodegenStage(\d+)$")
 

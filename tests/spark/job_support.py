@@ -13,6 +13,12 @@ from kafka.admin import KafkaAdminClient, NewTopic
 from kafka_health.config import JobConfig, MonitorConfig, TopicsConfig
 from kafka_health.kafka_clients import python_client_options
 
+KAFKA_COLUMNS = (
+    "key binary, value binary, topic string, partition int, offset long, timestamp timestamp, "
+    "timestampType int"
+)
+"""Spark's Kafka source rows (without headers), for frames that stand in for its batches."""
+
 
 def job_config(kafka_cluster: Any, tmp_path: Path, **job: Any) -> MonitorConfig:
     """A config with topics of its own, checkpoints in ``tmp_path`` and job overrides."""

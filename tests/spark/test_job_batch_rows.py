@@ -24,13 +24,10 @@ from kafka_health.parsing.deadletter import dead_letters, is_dead_letter
 from kafka_health.parsing.envelope import decode_records
 from kafka_health.parsing.events import parse_entries
 from tests.parsing_cases import ALL_CASES
+from tests.spark.job_support import KAFKA_COLUMNS
 
 pytestmark = pytest.mark.spark
 
-KAFKA_COLUMNS = (
-    "key binary, value binary, topic string, partition int, offset long, timestamp timestamp, "
-    "timestampType int"
-)
 WRITTEN = datetime.datetime(2026, 11, 24, 10, 0, 5)
 PLAIN = (
     "[2026-11-24 10:00:00,123] INFO [ReplicaManager broker=3] Created log for partition "

@@ -20,15 +20,12 @@ import pytest
 
 from kafka_health.config import MonitorConfig
 from kafka_health.job.batch import driver_rows, parsed_stream
+from tests.spark.job_support import KAFKA_COLUMNS
 
 pytestmark = pytest.mark.spark
 
 JANINO_METHOD_LIMIT_BYTES = 65535
 HOTSPOT_HUGE_METHOD_BYTES = 8000
-KAFKA_COLUMNS = (
-    "key binary, value binary, topic string, partition int, offset long, timestamp timestamp, "
-    "timestampType int"
-)
 
 
 def codegen_stages(node: Any) -> list[Any]:
