@@ -10,7 +10,7 @@ Python side's error message with ``StreamExecution.PROXY_ERROR``::
 ``Py4JJavaError``'s message, which carries the whole Java stack trace of the interrupted
 ``collect`` (several KB), it overflowed the stack of the query's stream execution thread: a
 stop that cut a batch short ended in a ``StackOverflowError`` instead of Spark's clean
-"Stopped" (seen in 3 of 6 runs of ``benchmarks/sustained_batches.py``, and in CI's job logs).
+"Stopped" (seen in 4 of 16 runs of ``benchmarks/sustained_batches.py``, and in CI's job logs).
 
 :func:`stop_aware` wraps a ``foreachBatch`` body: a Java interruption anywhere in the cause
 chain of what it raised is raised again as :class:`BatchInterrupted`, whose message is only
@@ -49,14 +49,14 @@ class BatchInterrupted(Exception):
 
 def interruption_of(java_exception: Any) -> str | None:
     """The class name of the first Java interruption in ``java_exception``'s cause chain."""
-    seen = 0
     current = java_exception
-    while current is not None and seen < MAX_CAUSES:
+    for _ in range(MAX_CAUSES):
+        if current is None:
+            return None
         name = str(current.getClass().getName())
         if name in INTERRUPTIONS:
             return name
         current = current.getCause()
-        seen += 1
     return None
 
 

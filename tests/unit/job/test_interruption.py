@@ -28,9 +28,7 @@ class JavaException:
 def py4j_error(java: JavaException) -> Exception:
     from py4j.protocol import Py4JJavaError
 
-    error = Py4JJavaError("An error occurred while calling o42.collectToPython.\n", java)
-    error.java_exception = java
-    return error
+    return Py4JJavaError("An error occurred while calling o42.collectToPython.\n", java)
 
 
 def failing(exc: BaseException) -> Any:
