@@ -347,6 +347,13 @@ KAFKA_CASES: tuple[Case, ...] = (
         "4.1.1 devcluster (BrokerServer)",
     ),
     Case(
+        "controlled_shutdown_signal",
+        "[2026-11-27 16:05:35,053] INFO Terminating process due to signal SIGTERM (org.apache.kafka.common.utils.LoggingSignalHandler)",
+        "controlled_shutdown",
+        {"subject_broker_id": None},
+        "4.1.1 devcluster (LoggingSignalHandler; the shipping broker is the subject)",
+    ),
+    Case(
         "controlled_shutdown_kraft_controller",
         "[2026-11-22 02:37:54,496] INFO [QuorumController id=1] Unfenced broker 3 has requested and been granted a controlled shutdown. (org.apache.kafka.controller.BrokerHeartbeatManager)",
         "controlled_shutdown",

@@ -1,5 +1,10 @@
 """Maintenance: a broker that logged a controlled shutdown is being restarted on purpose.
 
+"Logged a controlled shutdown" includes the line Kafka's signal handler writes on SIGTERM,
+SIGINT or SIGHUP before the shutdown starts: the shutdown's own lines come from a JVM
+shutdown hook that races Log4j's, and are sometimes lost (a KRaft broker of the fault suite's
+rolling restart logged the signal and none of them, and paged).
+
 For ``maintenance_window_s`` after it, the broker's expected symptoms do not page; each rule
 says which are expected (``RuleConfig.maintenance``). Unexpected ones (a lost write, min ISR
 on a partition the broker does not host) still page.

@@ -422,6 +422,16 @@ KAFKA_PATTERNS: tuple[EventPattern, ...] = (
         "kafka.server.BrokerServer 3.x-4.x (KRaft)",
     ),
     _k(
+        "controlled_shutdown.signal",
+        "controlled_shutdown",
+        r"Terminating process due to signal",
+        r"Terminating process due to signal SIG(?:TERM|INT|HUP)\b",
+        "org.apache.kafka.common.utils.LoggingSignalHandler (kafka-clients 3.9.1, 4.1.1): "
+        "'Terminating process due to signal {}', logged in the signal handler before the JVM "
+        "runs its shutdown hooks. The broker's own shutdown lines come from a hook that races "
+        "Log4j's, and can be lost: a 4.1.1 devcluster broker logged this line and none of them",
+    ),
+    _k(
         "controlled_shutdown.controller_kraft",
         "controlled_shutdown",
         r"granted a controlled shutdown",
