@@ -354,6 +354,20 @@ KAFKA_CASES: tuple[Case, ...] = (
         "4.1.1 devcluster (LoggingSignalHandler; the shipping broker is the subject)",
     ),
     Case(
+        "controlled_shutdown_signal_seed",
+        "[2021-04-15 08:59:31,965] INFO Terminating process due to signal SIGTERM (org.apache.kafka.common.utils.LoggingSignalHandler)",
+        "controlled_shutdown",
+        {"subject_broker_id": None},
+        "seed 001 (Kafka 2.x, 12 ms before 'Starting controlled shutdown')",
+    ),
+    Case(
+        "controlled_shutdown_signal_cut",
+        "[2026-11-27 16:05:35,053] INFO Terminating process due to signal",
+        "malformed",
+        {"reason": "controlled_shutdown"},
+        "the devcluster line, cut before the signal's name",
+    ),
+    Case(
         "controlled_shutdown_kraft_controller",
         "[2026-11-22 02:37:54,496] INFO [QuorumController id=1] Unfenced broker 3 has requested and been granted a controlled shutdown. (org.apache.kafka.controller.BrokerHeartbeatManager)",
         "controlled_shutdown",
