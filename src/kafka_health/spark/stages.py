@@ -8,7 +8,10 @@ failed compile is not cached. Measured on the parse plan: ~2 MB of generated sou
 stage, about 0.8 s of every batch spent failing to compile it (JFR, 2026-11-24).
 
 An ``observe`` node has no generated code, so it ends the stage before it; it counts the
-rows that pass (one counter per row), which Spark reports with each batch.
+rows that pass (one counter per row), which Spark reports with each batch. Keeping the
+projections in one stage, a method per operator (``splitConsumeFuncByOperator``), saves the
+row written at each boundary but ran the static batch 10-20 % slower (BENCHMARKS.md, "Tried
+and not kept: one generated stage, a method per operator").
 """
 
 from __future__ import annotations
