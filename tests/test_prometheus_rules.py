@@ -130,6 +130,6 @@ def test_prometheus_rules_match_the_service_rules() -> None:
         assert seconds(prom.get("for")) == rule.for_s, name  # type: ignore[arg-type]
         assert seconds(prom.get("keep_firing_for")) == rule.keep_firing_for_s, name  # type: ignore[arg-type]
         thresholds = {(op, float(v)) for op, v in THRESHOLD.findall(str(prom["expr"]))}
-        for cond in rule.any_of:
+        for cond in rule.conditions():
             assert (cond.op, cond.threshold) in thresholds, (name, cond.signal)
             assert f"kafka_health_{cond.signal}" in str(prom["expr"]), (name, cond.signal)

@@ -178,6 +178,9 @@ def evaluate_condition(
             matches.append(
                 Match(identifying, value, cond.threshold, triggering or [s for s, _ in members])
             )
+    for extra in cond.also:  # each must hold for the same labels too
+        holding = [m.identifying for m in evaluate_condition(extra, by, store, now)]
+        matches = [m for m in matches if m.identifying in holding]
     return matches
 
 
@@ -206,7 +209,7 @@ def stale_sources(store: SignalStore) -> set[str]:
 
 def rule_sources(rule: RuleConfig) -> set[str]:
     """The sources whose values a rule's conditions read."""
-    return {SIGNAL_SOURCE[c.signal] for c in rule.any_of if c.signal in SIGNAL_SOURCE}
+    return {SIGNAL_SOURCE[c.signal] for c in rule.conditions() if c.signal in SIGNAL_SOURCE}
 
 
 MAX_EARLIER_EPISODES = 5

@@ -83,12 +83,24 @@ class ConditionConfig:
     window_overlap: float = 1.0
     op: Op = ">"
     threshold: float = 0.0
+    also: list[ConditionConfig] = field(default_factory=list)
+    """Conditions that must hold too, for the same ``by`` labels (Prometheus: ``and on``):
+    CanaryWriteFailure's availability counts only with two failed probes at least, so that
+    one failure of the few sends a fresh window holds is not a page."""
 
     def check(self, path: str) -> list[ConfigProblem]:
+        problems = [
+            problem
+            for i, extra in enumerate(self.also)
+            for problem in extra.check(f"{path}.also[{i}]")
+        ]
         spec = SIGNALS.get(self.signal)
         if spec is None:
-            return [ConfigProblem(f"{path}.signal", f"{self.signal!r} is not a known signal")]
-        problems = _matcher_problems(self.matchers, f"{path}.matchers", spec.labels)
+            problems.append(
+                ConfigProblem(f"{path}.signal", f"{self.signal!r} is not a known signal")
+            )
+            return problems
+        problems += _matcher_problems(self.matchers, f"{path}.matchers", spec.labels)
         if self.transform == "age" and spec.unit != Unit.TIMESTAMP:
             problems.append(ConfigProblem(f"{path}.transform", "age needs a timestamp signal"))
         if self.transform == "elapsed" and spec.unit != Unit.SECONDS:
@@ -98,6 +110,14 @@ class ConditionConfig:
         if self.window_overlap < 1:
             problems.append(ConfigProblem(f"{path}.window_overlap", "must be at least 1"))
         return problems
+
+
+def _with_also(cond: ConditionConfig, path: str) -> list[tuple[str, ConditionConfig]]:
+    """``cond`` and its ``also`` conditions, nested ones too, each with its config path."""
+    found = [(path, cond)]
+    for i, extra in enumerate(cond.also):
+        found += _with_also(extra, f"{path}.also[{i}]")
+    return found
 
 
 @dataclass(frozen=True)
@@ -133,19 +153,22 @@ class RuleConfig:
     runbook: str = ""
     runbook_url: str = ""
 
+    def conditions(self) -> list[ConditionConfig]:
+        """Every condition the rule reads: ``any_of`` and, within them, their ``also``."""
+        return [c for cond in self.any_of for _, c in _with_also(cond, "")]
+
     def check(self, path: str) -> list[ConfigProblem]:
         problems = []
         if not self.any_of:
             problems.append(ConfigProblem(f"{path}.any_of", "list at least one condition"))
         for i, cond in enumerate(self.any_of):
-            spec = SIGNALS.get(cond.signal)
-            for label in self.by:
-                if spec is not None and label not in spec.labels:
-                    problems.append(
-                        ConfigProblem(
-                            f"{path}.any_of[{i}].signal", f"{cond.signal} has no label {label!r}"
+            for where, c in _with_also(cond, f"{path}.any_of[{i}]"):
+                spec = SIGNALS.get(c.signal)
+                for label in self.by:
+                    if spec is not None and label not in spec.labels:
+                        problems.append(
+                            ConfigProblem(f"{where}.signal", f"{c.signal} has no label {label!r}")
                         )
-                    )
         for i, name in enumerate(self.context):
             spec = SIGNALS.get(name)
             if spec is None:

@@ -121,7 +121,7 @@ class AlertService:
         self.state_dir = Path(config.state_dir)
         self.engine = Engine(rules, config.resolved_retention_s)
         enabled = self.engine.rules.values()
-        conditions = [c for rule in enabled for c in rule.any_of]
+        conditions = [c for rule in enabled for c in rule.conditions()]
         self.store = SignalStore(
             ttl_s=config.signal_ttl_s,
             ttl_exempt=frozenset(

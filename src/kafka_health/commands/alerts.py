@@ -17,7 +17,7 @@ import threading
 from pathlib import Path
 from typing import Any, TextIO
 
-from kafka_health.alerting.rules import load_rules
+from kafka_health.alerting.rules import ConditionConfig, load_rules
 from kafka_health.alerting.service import AlertService
 from kafka_health.alerting.store import signal_from_json
 from kafka_health.commands.common import add_config_argument, config_from_args
@@ -54,6 +54,14 @@ def _feed(service: AlertService, source: TextIO, done: threading.Event) -> None:
     done.set()
 
 
+def _shown(cond: ConditionConfig) -> str:
+    """``signal op threshold``, with its ``also`` conditions after ``and``."""
+    shown = f"{cond.signal} {cond.op} {cond.threshold:g}"
+    if not cond.also:
+        return shown
+    return "(" + " and ".join([shown, *(_shown(extra) for extra in cond.also)]) + ")"
+
+
 def run(args: argparse.Namespace) -> int:
     config = config_from_args(args)
     if args.action == "check":
@@ -62,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"# {path}: valid")
         for name, rule in rules.rules.items():
             state = "" if rule.enabled else "  (disabled)"
-            conds = " or ".join(f"{c.signal} {c.op} {c.threshold:g}" for c in rule.any_of)
+            conds = " or ".join(_shown(c) for c in rule.any_of)
             print(f"{name:32} {rule.severity:8} for {rule.for_s:g}s  {conds}{state}")
         print(f"# {len(rules.inhibit_rules)} inhibit rules")
         return 0

@@ -48,6 +48,33 @@ def sig(
     return Signal(name, labels(**lbl), float(value), T0 + at, details or {})
 
 
+FULL_WINDOW_SENDS = 20
+"""Canary sends per partition in the job's 20 s availability window, at one a second."""
+
+
+def with_window_failures(signals: Iterable[Signal]) -> list[Signal]:
+    """``signals`` with the failed probes behind each availability ratio below 1 that came
+    without them: the job reports both together (``detectors/write_path``), and a test that
+    gives only the ratio means a full window of ``FULL_WINDOW_SENDS`` sends."""
+    out = list(signals)
+    given = {
+        tuple(kv for kv in s.labels if kv[0] != "error_class")
+        for s in out
+        if s.name == "canary_send_failures"
+    }
+    for s in list(out):
+        if s.name == "canary_availability_ratio" and s.value < 1 and s.labels not in given:
+            failed = round((1 - s.value) * FULL_WINDOW_SENDS)
+            scope = dict(s.labels)
+            out.append(sig_at("canary_send_failures", failed, s.at, error_class="Timeout", **scope))
+    return out
+
+
+def sig_at(name: str, value: float, at: float, **lbl: Any) -> Signal:
+    """A signal at epoch second ``at``."""
+    return Signal(name, labels(**lbl), float(value), at)
+
+
 def partitions(*replica_sets: tuple[int, ...]) -> dict[str, Any]:
     """Details listing partitions of topic t with the given replica sets."""
     return {
@@ -183,7 +210,7 @@ class Harness:
     def tick(self, t: float, signals: Iterable[Signal] = ()) -> None:
         """Submit ``signals``, evaluate and deliver at test time ``t``."""
         self.clock.now = T0 + t
-        self.service.submit(signals)
+        self.service.submit(with_window_failures(signals))
         self.service.step()
         self.service.deliver()
 

@@ -51,6 +51,11 @@ RULES = [
     ("bad op", X + "    any_of: [{signal: full_gc_count, op: '=>'}]\n",
      "rules.X.any_of[0].op: '=>' is not one of", "operators are a fixed set"),
     ("negative for", X + "    for_s: -1\n" + GC, "rules.X.for_s: must not be negative", "times"),
+    ("unknown signal in also", X + "    any_of: [{signal: full_gc_count, also: [{signal: gc}]}]\n",
+     "rules.X.any_of[0].also[0].signal: 'gc' is not a known signal", "also is checked too"),
+    ("label in also", X + "    by: [broker_id]\n"
+     "    any_of: [{signal: full_gc_count, also: [{signal: signal_stale}]}]\n",
+     "rules.X.any_of[0].also[0].signal: signal_stale has no label 'broker_id'", "and its labels"),
     ("age of a count", X + "    any_of: [{signal: full_gc_count, transform: age}]\n",
      "rules.X.any_of[0].transform: age needs a timestamp signal", "age is for timestamps"),
     ("no summary", "rules:\n  X:\n" + GC, "rules.X.summary: is required", "a page says what"),

@@ -127,6 +127,13 @@ def test_a_stale_canary_pages_blindness_and_holds_its_alerts(tmp_path: Path) -> 
         return [
             sig("canary_availability_ratio", 1.0, t, broker_id=1),
             sig("canary_availability_ratio", ratio_2, t, broker_id=2),
+            sig(
+                "canary_send_failures",
+                round((1 - ratio_2) * 20),
+                t,
+                broker_id=2,
+                error_class="Timeout",
+            ),
             sig("signal_stale", 0, t, source="canary"),
         ]
 

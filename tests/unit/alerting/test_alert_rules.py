@@ -47,6 +47,16 @@ def per_broker(name: str, value: float, broker: int = 1, **extra: object) -> Sig
     return always(lambda t: sig(name, value, t, None, broker_id=broker, **extra))
 
 
+def availability(ratio: float, failures: int) -> Signals:
+    """Broker 1's availability and its failed probes in the window, as the job reports them."""
+    return always(
+        lambda t: sig("canary_availability_ratio", ratio, t, None, broker_id=1),
+        lambda t: sig(
+            "canary_send_failures", failures, t, None, broker_id=1, error_class="Timeout"
+        ),
+    )
+
+
 CASES = [
     Case(
         "1 canary availability below 0.92", "CanaryWriteFailure",
@@ -54,6 +64,13 @@ CASES = [
         per_broker("canary_availability_ratio", 0.93),
         per_broker("canary_availability_ratio", 1.0),
         {"broker_id": "1"}, "threshold 0.92: 0.91 fails, 0.93 is a near-miss",
+    ),
+    Case(
+        "1b a fresh window's one failure", "CanaryWriteFailure",
+        availability(0.5, failures=2),
+        availability(0.5, failures=1),
+        per_broker("canary_availability_ratio", 1.0),
+        {"broker_id": "1"}, "two failed probes page however few the sends; one does not",
     ),
     Case(
         "2 canary probes silent over 30 s", "CanaryWriteFailure",
@@ -296,3 +313,44 @@ def test_a_disabled_rule_never_fires(tmp_path: Path) -> None:
     h = Harness(tmp_path, rules=dataclasses.replace(rules, rules={**rules.rules, "FullGC": off}))
     h.run(0, 60, per_broker("full_gc_count", 1, 3))
     assert h.alerts("FullGC") == [] and h.sent == []
+
+
+def _fresh_canary(tmp_path: Path, failing_seqs: set[int]) -> Harness:
+    """A canary that has just started: one acks=all probe a second to each of 3 partitions
+    (led by brokers 1, 2 and 3) for 30 s, broker 2's probes ``failing_seqs`` timing out;
+    the write-path detector's signals go to the shipped rules each second."""
+    from kafka_health.config import JobConfig
+    from kafka_health.detectors.inputs import Batch, Outcome
+    from kafka_health.detectors.write_path import WritePath
+
+    h = Harness(tmp_path)
+    detector = WritePath(JobConfig())
+    for t in range(30):
+        send_ms = round((T0 + t) * 1000)
+        outcomes = []
+        for partition, leader in ((0, 1), (1, 2), (2, 3)):
+            fails = leader == 2 and t in failing_seqs
+            outcomes.append(
+                Outcome("c", partition, t, "all", send_ms, send_ms + 5, not fails,
+                        None if fails else 0.005, leader, "Timeout" if fails else None)
+            )  # fmt: skip
+        detector.fold(Batch(outcomes=outcomes), T0 + t + 0.5)
+        h.tick(t + 0.5, detector.signals(T0 + t + 0.5))
+    return h
+
+
+def test_one_failed_probe_of_a_fresh_canary_is_not_a_page(tmp_path: Path) -> None:
+    """Broker 2's fourth probe times out when its window holds four sends (availability 0.75,
+    below 0.92): one failure is a blip however few the sends, as in a full window."""
+    h = _fresh_canary(tmp_path, failing_seqs={3})
+    assert h.pages() == []
+
+
+def test_two_failed_probes_of_a_fresh_canary_page(tmp_path: Path) -> None:
+    """The third and fourth probes time out: two failures page at once, the window still
+    short."""
+    h = _fresh_canary(tmp_path, failing_seqs={2, 3})
+    assert h.paged_rules() == ["CanaryWriteFailure"]
+    [page] = h.pages()
+    assert page.alerts[0].labels["broker_id"] == "2"
+    assert page.created_at - T0 < 6, "seen at 3.5 s, paged after the group wait"
