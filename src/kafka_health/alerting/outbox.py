@@ -86,6 +86,11 @@ class Outbox:
         self._delivered_path = self.dir / "delivered.jsonl"
         self._delivered: dict[tuple[str, str], float] = {}
         self._load_delivered(now - delivered_retention_s)
+        for entry in list(self._entries.values()):
+            # Killed after its key was logged as delivered, before its file was removed: it
+            # went out (seen: a kill -9 in that moment sent the page again after the restart).
+            if entry.key in self._delivered:
+                self._remove(entry)
 
     def _load_delivered(self, keep_after: float) -> None:
         lines: list[str] = []

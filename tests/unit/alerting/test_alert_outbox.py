@@ -1,4 +1,5 @@
-"""The outbox on disk: what a dropped notification hands on to the next one of its group."""
+"""The outbox on disk: what a dropped notification hands on to the next one of its group, and
+what a restart finds."""
 
 from __future__ import annotations
 
@@ -33,3 +34,23 @@ def test_a_dropped_notification_hands_what_it_owed_to_the_next_of_its_group(
     last = heads["k2"]
     reopened.drop(last)
     assert not reopened.pass_on(last), "none left in its group: the caller restores the log"
+
+
+def test_a_notification_logged_as_delivered_is_not_sent_again_after_a_kill(
+    tmp_path: Path,
+) -> None:
+    """``delivered`` logs the key, then removes the notification's file: a kill -9 between the
+    two leaves both on disk. The restarted outbox owes nothing for it."""
+    outbox = Outbox(tmp_path, 3600, now=10.0)
+    assert outbox.enqueue(notification("k1"), 10.0)
+    assert outbox.enqueue(notification("k2"), 10.0, told_before=None)
+    [first, _second] = outbox.pending()
+    saved = (tmp_path / f"{first.seq:012d}.json").read_text()
+    outbox.delivered(first, 11.0)
+    (tmp_path / f"{first.seq:012d}.json").write_text(saved)  # as if killed before the removal
+    reopened = Outbox(tmp_path, 3600, now=12.0)
+    assert [e.notification.idempotency_key for e in reopened.pending()] == ["k2"]
+    assert [e.notification.idempotency_key for e in reopened.due(12.0)] == ["k2"]
+    assert not (tmp_path / f"{first.seq:012d}.json").exists(), "its file is gone too"
+    assert reopened.was_delivered("pager", "k1")
+    assert not reopened.enqueue(notification("k1"), 12.0), "nor is it enqueued again"
