@@ -38,6 +38,8 @@ def incident(t: float, now: float) -> list[dict[str, Any]]:
     return [
         {"name": "canary_availability_ratio", "labels": {"broker_id": "3"},
          "value": 0.0 if sick else 1.0, "at": now},
+        {"name": "canary_send_failures", "labels": {"broker_id": "3", "error_class": "Timeout"},
+         "value": 20.0 if sick else 0.0, "at": now},
         {"name": "broker_failures", "labels": {"broker_id": "3"},
          "value": 1.0 if 6 <= t < INCIDENT_S else 0.0, "at": now},
     ]  # fmt: skip
