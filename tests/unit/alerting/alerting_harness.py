@@ -64,15 +64,10 @@ def with_window_failures(signals: Iterable[Signal]) -> list[Signal]:
     }
     for s in list(out):
         if s.name == "canary_availability_ratio" and s.value < 1 and s.labels not in given:
-            failed = round((1 - s.value) * FULL_WINDOW_SENDS)
-            scope = dict(s.labels)
-            out.append(sig_at("canary_send_failures", failed, s.at, error_class="Timeout", **scope))
+            failed = float(round((1 - s.value) * FULL_WINDOW_SENDS))
+            scope = labels(**dict(s.labels), error_class="Timeout")
+            out.append(Signal("canary_send_failures", scope, failed, s.at))
     return out
-
-
-def sig_at(name: str, value: float, at: float, **lbl: Any) -> Signal:
-    """A signal at epoch second ``at``."""
-    return Signal(name, labels(**lbl), float(value), at)
 
 
 def partitions(*replica_sets: tuple[int, ...]) -> dict[str, Any]:
