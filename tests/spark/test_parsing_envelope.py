@@ -135,25 +135,32 @@ def test_the_jobs_parse_keeps_the_raw_value_of_every_dead_letter_and_no_ordinary
     spark: Any,
 ) -> None:
     """values_for_dead_letters_only (the streaming job): the same dead letters, values and
-    all; an ordinary line (one no trigger matched) no longer carries its raw record."""
+    file names and all; an ordinary line (one no trigger matched) no longer carries its raw
+    record or its file name."""
     ordinary = (
         b"[2022-03-12 18:10:07,139] INFO Rolled new log segment at offset 5 (kafka.log.LocalLog)"
     )
     truncated = b"[2022-03-12 18:10:07,139] INFO [Partition x-1 broker=3] Shrinking ISR from 3,1 to"
-    values = [v for _, v, _ in BAD] + [ordinary, truncated, SHRINK.encode()]
+
+    def shipped(line: bytes) -> bytes:
+        return json.dumps({"broker_id": "1", "path": "/var/log/kafka/server.log",
+                           "message": line.decode()}).encode()  # fmt: skip
+
+    values = [v for _, v, _ in BAD] + [shipped(ordinary), shipped(truncated), SHRINK.encode()]
     frame = records(spark, [(b"1", v) for v in values])
 
     def letters(parsed: Any) -> list[tuple[Any, ...]]:
         rows = dead_letters(parsed).collect()
-        return sorted((r["source_offset"], r["reason"], r["source_value"]) for r in rows)
+        return sorted((r["source_offset"], r["reason"], r["source_value"], r["file"]) for r in rows)
 
     slim = parse_entries(decode_records(frame), keep_message=False,
                          values_for_dead_letters_only=True)  # fmt: skip
     assert letters(slim) == letters(parse_entries(decode_records(frame)))
     assert len(letters(slim)) == len(BAD) + 1
-    kept = {r["source_offset"]: r["source_value"] for r in slim.collect()}
-    assert kept[len(BAD)] is None
-    assert kept[len(BAD) + 2] == SHRINK.encode()
+    assert letters(slim)[-1][3] == "/var/log/kafka/server.log"  # the truncated line's
+    kept = {r["source_offset"]: (r["source_value"], r["file"]) for r in slim.collect()}
+    assert kept[len(BAD)] == (None, None)
+    assert kept[len(BAD) + 2] == (SHRINK.encode(), None)
 
 
 def test_unjoined_continuation_records_are_not_events(spark: Any) -> None:

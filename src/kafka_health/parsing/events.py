@@ -243,9 +243,10 @@ def _column_or_null(df: DataFrame, name: str, dtype: str = "string") -> Column:
 
 
 def _without_what_ordinary_lines_no_longer_need(df: DataFrame) -> DataFrame:
-    """``df`` past the triggers' stage with the raw value only on rows that may become dead
-    letters, the body only where a trigger matched, and the head there too or where the
-    record names no broker (see :func:`parse_entries`' ``values_for_dead_letters_only``)."""
+    """``df`` past the triggers' stage with the raw value and the file name only on rows that
+    may become dead letters, the body only where a trigger matched, and the head there too or
+    where the record names no broker (see :func:`parse_entries`'
+    ``values_for_dead_letters_only``)."""
     from pyspark.sql import functions as F
 
     maybe, fam = F.col("_maybe"), F.col("_family")
@@ -259,8 +260,9 @@ def _without_what_ordinary_lines_no_longer_need(df: DataFrame) -> DataFrame:
         "_body": F.when(maybe, F.col("_body")),
         "_head": F.when(may_be_letter | ~named, F.col("_head")),
     }
-    if "source_value" in df.columns:
-        slim["source_value"] = F.when(may_be_letter, F.col("source_value"))
+    for letter_only in ("source_value", "file"):  # a dead letter's, not an event's
+        if letter_only in df.columns:
+            slim[letter_only] = F.when(may_be_letter, F.col(letter_only))
     return df.withColumns(slim)
 
 
@@ -277,8 +279,9 @@ def parse_entries(
     stage after the first copies each row whole, and the entry's text is then held once (its
     first ``scan_chars``), not three times. ``values_for_dead_letters_only`` keeps the raw
     ``source_value`` only on rows that may become dead letters (the streaming job): after the
-    triggers' stage an ordinary line no longer carries its raw record, nor its text (but for
-    its broker, when the record names none), through the twenty stages that follow."""
+    triggers' stage an ordinary line no longer carries its raw record, its file name, nor its
+    text (but for its broker, when the record names none), through the twenty stages that
+    follow."""
     from pyspark.sql import functions as F
 
     config = config or ParsingConfig()
