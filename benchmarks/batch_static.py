@@ -105,6 +105,9 @@ def main() -> None:
     if args.profile:
         conf["spark.driver.extraJavaOptions"] = "-XX:FlightRecorderOptions:stackdepth=256"
     spark = build_spark_session(dataclasses.replace(config.spark, conf=conf))
+    # As in the streaming query, which runs without adaptive execution (Spark turns it off
+    # there); with it, Spark plans the exchanges differently (no reused exchange).
+    spark.conf.set("spark.sql.adaptive.enabled", "false")
     frame = spark.createDataFrame(rows, KAFKA_COLUMNS).repartition(2).cache()
     print(f"records: {frame.count()}")
     recording: Any = None

@@ -34,6 +34,7 @@ def operations(frame: Any, messages: Any) -> dict[str, Callable[[], Any]]:
     from kafka_health.parsing.prefilter import prefilter_anchors, prefilter_gates
 
     config = MonitorConfig()
+    is_log = F.col("topic") == config.topics.broker_logs
     anchors, gates = prefilter_anchors(), prefilter_gates()
     assert anchors is not None and gates is not None
     text, t = F.col("value").cast("string"), F.col("t")
@@ -57,7 +58,32 @@ def operations(frame: Any, messages: Any) -> dict[str, Callable[[], Any]]:
         "the job's batch plan": lambda: job_batch.driver_rows(
             job_batch.parsed_stream(frame, config)
         ),
+        # The same plan with nothing to parse: every broker-log value null, as the job's own
+        # topics' records cross the parse. What the stages cost whatever a line holds.
+        "the job's batch plan, every log value null": lambda: job_batch.driver_rows(
+            job_batch.parsed_stream(frame.withColumn("value", F.when(~is_log, "value")), config)
+        ),
+        "24 stages passing 30 columns, 25 of them null": lambda: _stages(frame, 24, 25),
     }
+
+
+def _stages(frame: Any, stages: int, empty: int) -> Any:
+    """``stages`` stage boundaries (:func:`~kafka_health.spark.stages.end_stage`) over five of
+    ``frame``'s columns and ``empty`` null texts, each stage rewriting one (to null again)."""
+    from pyspark.sql import functions as F
+
+    from kafka_health.spark.stages import end_stage
+
+    names = [f"c{i}" for i in range(empty)]
+    df = frame.select(
+        "topic", "partition", "offset", "timestamp", "key",
+        *[F.lit(None).cast("string").alias(name) for name in names],
+    )  # fmt: skip
+    for k in range(stages):
+        name = names[k % empty]
+        df = df.withColumn(name, F.when(F.col("partition") < 0, F.concat(name, F.lit("x"))))
+        df = end_stage(df, f"pass_{k}")
+    return df.groupBy("topic").agg(*[F.max(name) for name in names])
 
 
 def main() -> None:
