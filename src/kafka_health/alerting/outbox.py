@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,10 @@ class OutboxEntry:
     """The notification log's entry of the group before this notification was recorded
     (``Entry.to_json``; None: the group had none): restored if it is dropped, so what the
     receiver never accepted is owed again."""
+    told_after: dict[str, Any] | None = None
+    """The entry the notification log records for the group with this notification, written
+    with it: a kill between this file and the log's leaves the log one step behind, and the
+    restarted service records it from here (:meth:`Outbox.unrecorded`)."""
 
     @property
     def slot(self) -> tuple[str, str]:
@@ -50,6 +55,7 @@ class OutboxEntry:
             "next_attempt_at": self.next_attempt_at,
             "last_error": self.last_error,
             "told_before": self.told_before,
+            "told_after": self.told_after,
         }
 
 
@@ -80,6 +86,7 @@ class Outbox:
                 data.get("next_attempt_at", 0.0),
                 data.get("last_error", ""),
                 data.get("told_before"),
+                data.get("told_after"),
             )
             self._entries[entry.seq] = entry
         self._seq = max(self._entries, default=0)
@@ -130,18 +137,23 @@ class Outbox:
             tmp.unlink(missing_ok=True)
 
     def enqueue(
-        self, notification: Notification, now: float, told_before: dict[str, Any] | None = None
+        self,
+        notification: Notification,
+        now: float,
+        told_before: dict[str, Any] | None = None,
+        told_after: dict[str, Any] | None = None,
     ) -> bool:
-        """Store a notification (with the group's notification-log entry before it); False
-        when its key is already pending or delivered."""
+        """Store a notification (with the group's notification-log entries before and after
+        it); False when its key is already pending or delivered."""
         key = (notification.receiver, notification.idempotency_key)
         with self._lock:
             if key in self._delivered or any(e.key == key for e in self._entries.values()):
                 return False
             self._seq += 1
             entry = OutboxEntry(
-                self._seq, notification, now, next_attempt_at=now, told_before=told_before
-            )
+                self._seq, notification, now, next_attempt_at=now, told_before=told_before,
+                told_after=told_after,
+            )  # fmt: skip
             # Kept in memory when the disk refuses it: the page still goes out.
             self._save(entry)
             self._entries[entry.seq] = entry
@@ -199,6 +211,16 @@ class Outbox:
             later[0].told_before = dropped.told_before
             self._save(later[0])
             return True
+
+    def unrecorded(self, recorded: Mapping[tuple[str, str], dict[str, Any]]) -> list[OutboxEntry]:
+        """The pending entries whose group's notification-log entry, in ``recorded`` (by
+        receiver and group key, ``Entry.to_json``), is still the one from before them: the
+        service was killed after writing the notification and before the log."""
+        with self._lock:
+            return [
+                e for s, e in sorted(self._entries.items())
+                if e.told_after is not None and recorded.get(e.slot) == e.told_before
+            ]  # fmt: skip
 
     def pending(self) -> list[OutboxEntry]:
         with self._lock:

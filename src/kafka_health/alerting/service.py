@@ -211,10 +211,27 @@ class AlertService:
         self.store.forget(JOB_LIVENESS_SIGNALS)
         self.maintenance.until = {str(k): float(v) for k, v in state.get("maintenance", {}).items()}
         self.nflog = NotifyLog(self.state_dir / "nflog.json", self.writes)
+        self.outbox = Outbox(self.state_dir / "outbox", DELIVERED_RETENTION_S, now, self.writes)
+        self._record_unrecorded()
         told = [e.firing for e in self.nflog.entries.values()]
         self.engine.adopt({fp: a.starts_at for firing in told for fp, a in firing.items()})
-        self.outbox = Outbox(self.state_dir / "outbox", DELIVERED_RETENTION_S, now, self.writes)
         self.silences.reload()
+
+    def _record_unrecorded(self) -> None:
+        """Record in the notification log what pending notifications hold and it does not: a
+        kill between a notification's write and the log's left the group notified but the
+        log without it, and the next evaluation would have paged the incident again under
+        another key (a test kills in that moment)."""
+        assert self.nflog is not None and self.outbox is not None
+        recorded = {key: e.to_json() for key, e in self.nflog.entries.items()}
+        for pending in self.outbox.unrecorded(recorded):
+            assert pending.told_after is not None
+            receiver, group = pending.slot
+            log.warning(
+                "notification log: group %s of %s recorded from its pending notification (the "
+                "service stopped between writing the two)", group, receiver,
+            )  # fmt: skip
+            self.nflog.record(receiver, group, Entry.from_json(pending.told_after))
 
     def start(self) -> None:
         """Open the state, then start /metrics, delivery and evaluation (in that order)."""
@@ -372,15 +389,19 @@ class AlertService:
                 for fp, a in shown.items()
             }
             payload.sort(key=lambda a: (a.status != "firing", a.starts_at))  # as on the wire
+            after = Entry({**news.kept, **told_now}, now, repeat)
             if payload:
                 named = [f"{fp}:{cause}" for fp, cause in causes.items()]
                 notification = self.payloads.notification(
                     receiver, key, reason, payload, repeat, now, named
                 )
                 before = entry.to_json() if entry is not None else None
-                if self.outbox.enqueue(notification, now, told_before=before):
+                # The log's entry goes with the notification: a kill before the log's own
+                # write is mended from it at the next start (_record_unrecorded).
+                told = {"told_before": before, "told_after": after.to_json()}
+                if self.outbox.enqueue(notification, now, **told):
                     result.append(notification)
-            self.nflog.record(receiver.name, key, Entry({**news.kept, **told_now}, now, repeat))
+            self.nflog.record(receiver.name, key, after)
         return result
 
     def _write_all_again(self, now: float) -> None:

@@ -257,3 +257,31 @@ def test_a_corrupt_state_file_is_set_aside_not_fatal(tmp_path: Path) -> None:
     h.run(35, 60, lambda t: [sig("under_min_isr_partitions", 2, t, broker_id=1)])
     assert len(h.pages()) == 1, "the notification log still knows the page was sent"
     assert h.resolutions() == []
+
+
+@pytest.mark.parametrize("log_written", [True, False], ids=["before-state", "before-log"])
+def test_a_kill_after_the_outbox_write_sends_one_page(tmp_path: Path, log_written: bool) -> None:
+    """A kill -9 after a step wrote its notification to the outbox, before it saved the
+    alerts (and, in ``before-log``, the notification log too): the restarted service has the
+    page pending and older state. It must not page the same incident again under another key
+    (``before-log`` did: two "first" pages)."""
+    h = Harness(tmp_path, transport="fake")
+    assert isinstance(h.transport, FakeTransport)
+    h.transport.results = [DeliveryResult(False, True, "server_error", 500)] * 3
+
+    def firing(t: float) -> list[Signal]:
+        return [sig("under_min_isr_partitions", 2, t, broker_id=1)]
+
+    h.run(0, 5, lambda t: [sig("under_min_isr_partitions", 0, t, broker_id=1)])
+    # What a kill leaves on disk: these writes never happen.
+    h.service._save = lambda now: None  # type: ignore[method-assign]
+    if not log_written:
+        assert h.service.nflog is not None
+        h.service.nflog.save = lambda: None  # type: ignore[method-assign]
+    h.run(10, 30, firing)  # UnderMinIsr's for_s is 10 s: pending, then the page
+    assert h.service.outbox is not None
+    assert len(h.service.outbox.pending()) == 1 and h.sent == []
+    h.restart()
+    h.run(35, 120, firing)
+    keys = {n.idempotency_key for n in h.transport.attempts}
+    assert len(h.sent) == 1 and len(keys) == 1, "one page, retried under one key"
