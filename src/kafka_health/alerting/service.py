@@ -398,8 +398,9 @@ class AlertService:
                 before = entry.to_json() if entry is not None else None
                 # The log's entry goes with the notification: a kill before the log's own
                 # write is mended from it at the next start (_record_unrecorded).
-                told = {"told_before": before, "told_after": after.to_json()}
-                if self.outbox.enqueue(notification, now, **told):
+                if self.outbox.enqueue(
+                    notification, now, told_before=before, told_after=after.to_json()
+                ):
                     result.append(notification)
             self.nflog.record(receiver.name, key, after)
         return result
