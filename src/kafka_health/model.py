@@ -133,6 +133,10 @@ SIGNALS: dict[str, SignalSpec] = {
               "not answer (0 while it does); reason: answered, refused (nothing listens: the "
               "process is down), timeout (hung, paused or cut off), closed, tls, unreachable, "
               "error"),
+        _spec("transport_unanswered_seconds", Unit.SECONDS, "reason",
+              "seconds since any broker of the transport cluster (a separate cluster for the "
+              "monitor's own topics) last answered the job's ping, while none does (0 while one "
+              "does); reason: answered, or the failure of the one that answered last"),
         # 10. The job's own health.
         _spec("job_last_batch_timestamp", Unit.TIMESTAMP, "query",
               "wall-clock time the query last completed a batch"),
@@ -151,7 +155,7 @@ SIGNALS: dict[str, SignalSpec] = {
         _spec("signal_age_seconds", Unit.SECONDS, "source",
               "time since the newest observation the job has of a source (canary: its "
               "results; cluster_state; canary_topic: the probes read back; reachability: "
-              "the job's pings of the brokers)"),
+              "the job's pings of the brokers; transport_reachability: of the transport's)"),
         _spec("signal_stale", Unit.GAUGE, "source",
               "1 while a source's values are unknown (older than its stale_after): they are "
               "not published and their alerts hold"),
@@ -173,5 +177,6 @@ SOURCE_SIGNALS: dict[str, tuple[str, ...]] = {
     ),
     "canary_topic": ("canary_lost_writes", "canary_duplicate_writes"),
     "reachability": ("broker_unanswered_seconds",),
+    "transport_reachability": ("transport_unanswered_seconds",),
 }  # fmt: skip
 SIGNAL_SOURCE = {name: source for source, names in SOURCE_SIGNALS.items() for name in names}

@@ -46,6 +46,23 @@ class _Broker:
     failure continues until this process sees an answer)."""
 
 
+@dataclass(frozen=True)
+class Unanswered:
+    """One pinged broker at a moment: how long it has not answered, and why."""
+
+    address: str
+    outcome: str
+    seconds: float
+    last_answered_at: float | None
+    since: float | None
+    error: str
+
+    def details(self) -> dict[str, Any]:
+        return {"address": self.address, "outcome": self.outcome,
+                "last_answered_at": self.last_answered_at, "since": self.since,
+                "error": self.error}  # fmt: skip
+
+
 class Reachability:
     name = "reachability"
 
@@ -102,7 +119,16 @@ class Reachability:
         return {b: (e.host, e.port) for b, e in sorted(self._brokers.items())}
 
     def signals(self, now: float) -> list[Signal]:
-        out: list[Signal] = []
+        return [
+            Signal("broker_unanswered_seconds", labels(broker_id=broker_id, reason=u.outcome),
+                   u.seconds, now, u.details())
+            for broker_id, u in self.unanswered(now).items()
+        ]  # fmt: skip
+
+    def unanswered(self, now: float) -> dict[int, Unanswered]:
+        """Each pinged broker's seconds without an answer at ``now`` (0 while it answers);
+        a broker not pinged yet is unknown, and left out."""
+        out: dict[int, Unanswered] = {}
         for broker_id, e in sorted(self._brokers.items()):
             if e.outcome is None:
                 continue  # not pinged yet: unknown
@@ -111,12 +137,15 @@ class Reachability:
             else:
                 since = _failing_since(e, now)
                 value = max(0.0, now - since)
-            details = {"address": f"{e.host}:{e.port}", "outcome": e.outcome,
-                       "last_answered_at": e.answered, "since": since,
-                       "error": e.detail}  # fmt: skip
-            scope = labels(broker_id=broker_id, reason=e.outcome)
-            out.append(Signal("broker_unanswered_seconds", scope, round(value, 3), now, details))
+            host = f"[{e.host}]" if ":" in e.host else e.host  # an IPv6 address
+            out[broker_id] = Unanswered(f"{host}:{e.port}", e.outcome, round(value, 3),
+                                        e.answered, since, e.detail)  # fmt: skip
         return out
+
+    def forget(self, broker_ids: set[int]) -> None:
+        """Stop pinging these brokers (and forget what their pings said)."""
+        for broker_id in broker_ids:
+            self._brokers.pop(broker_id, None)
 
     # ------------------------------------------------------------------ state
 

@@ -191,7 +191,7 @@ def _transport_thaw(ctx: FaultContext) -> None:
 
 
 TRANSPORT_HOLD_S = 30.0
-MONITOR_BLIND = ("MonitorStalled", "ClusterUnreachable", "MonitorBlind")
+MONITOR_BLIND = ("TransportUnreachable", "MonitorStalled", "ClusterUnreachable", "MonitorBlind")
 """What a monitor that cannot read its own topics pages about itself (issue 12.8: within
 10 s, naming what it cannot read)."""
 

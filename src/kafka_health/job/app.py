@@ -104,6 +104,14 @@ class SignalSink(Protocol):
     def publish(self, signals: list[Signal]) -> None: ...
 
 
+def transport_pinged(config: MonitorConfig) -> list[str] | None:
+    """The transport's bootstrap servers, when it is a cluster of its own whose brokers the
+    job pings (``reachability`` on); None otherwise."""
+    if not (config.reachability.enabled and config.separate_transport):
+        return None
+    return list(config.transport.bootstrap_servers)
+
+
 class MonitorJob:
     """The streaming health job; ``run`` blocks until ``stop`` is set."""
 
@@ -113,7 +121,10 @@ class MonitorJob:
         self.spark = spark
         self.config = config
         self.board = SignalBoard(
-            config.job, stale_after=stale_after(config), reachability=config.reachability
+            config.job,
+            stale_after=stale_after(config),
+            reachability=config.reachability,
+            transport=transport_pinged(config),
         )
         self.health = JobHealth()
         self.health.set_source_reads(QUERY, SOURCE_READS)
@@ -421,21 +432,27 @@ class MonitorJob:
         ticker.start()
         pings = self._broker_pings()
         try:
-            if pings is not None:
-                pings.start()
+            for part in pings:
+                part.start()
             self.supervisor.run(stop)
         finally:
             stop.set()
-            if pings is not None:
-                pings.stop()
+            for part in pings:
+                part.stop()
             ticker.join(timeout=5)
             self.spark.streams.removeListener(self._listener)
 
-    def _broker_pings(self) -> BrokerPings | None:
-        """The driver's pings of every broker (``reachability``), unless turned off."""
+    def _broker_pings(self) -> list[BrokerPings]:
+        """The driver's pings of every broker (``reachability``), unless turned off: the
+        monitored cluster's, and a separate transport's."""
         if not (self.config.reachability.enabled and self.config.kafka.bootstrap_servers):
-            return None
-        return BrokerPings(self.config, self.board)
+            return []
+        pings = [BrokerPings(self.config, self.board)]
+        if self.board.transport is not None:
+            roster = self.board.transport_roster()
+            transport = self.config.transport_kafka()
+            pings.append(BrokerPings(self.config, roster, cluster=transport))
+        return pings
 
     def _tick(self, stop: threading.Event, tick_s: float) -> None:
         while not stop.wait(tick_s):

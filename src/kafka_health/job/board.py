@@ -26,6 +26,7 @@ from kafka_health.detectors.inputs import Batch
 from kafka_health.detectors.isr import MAX_LISTED, Isr
 from kafka_health.detectors.loss import Loss
 from kafka_health.detectors.reachability import Reachability
+from kafka_health.detectors.transport import TransportReachability
 from kafka_health.detectors.windows import current_window_end_ms
 from kafka_health.detectors.write_path import WritePath
 from kafka_health.model import SIGNAL_SOURCE, Signal, labels
@@ -48,6 +49,7 @@ def stale_after(config: MonitorConfig) -> dict[str, float]:
                              2 * job.trigger_interval_s + 3 * config.cluster_state.interval_s),
         "canary_topic": CANARY_TOPIC_STALE_AFTER_S,
         "reachability": reachability_stale_after(config.reachability),
+        "transport_reachability": reachability_stale_after(config.reachability),
     }  # fmt: skip
     return {**auto, **job.stale_after_s}
 
@@ -71,7 +73,7 @@ MONITOR_QUERY = "monitor"
 CANARY_QUERY = "canary"
 SOURCE_QUERY: dict[str, str | None] = {
     "canary": MONITOR_QUERY, "cluster_state": MONITOR_QUERY, "canary_topic": CANARY_QUERY,
-    "reachability": None,
+    "reachability": None, "transport_reachability": None,
 }  # fmt: skip
 """The query that reads each source (none: the driver's own pings, no batch's delay)."""
 MAX_READ_LAG_S = 60.0
@@ -117,13 +119,16 @@ class SignalBoard:
         stale_after: dict[str, float] | None = None,
         live: bool = False,
         reachability: ReachabilityConfig | None = None,
+        transport: list[str] | None = None,
     ) -> None:
         self.live = live
+        pings_stale_after = reachability_stale_after(reachability or ReachabilityConfig())
         self._stale_after = stale_after or {
             "canary": 2 * job.trigger_interval_s + 3.0,
             "cluster_state": 2 * job.trigger_interval_s + 30.0,
             "canary_topic": CANARY_TOPIC_STALE_AFTER_S,
-            "reachability": reachability_stale_after(reachability or ReachabilityConfig()),
+            "reachability": pings_stale_after,
+            "transport_reachability": pings_stale_after,
             **job.stale_after_s,
         }
         # source -> epoch seconds of the newest observation from it; not saved with the state:
@@ -144,6 +149,10 @@ class SignalBoard:
             self.write_path, self.loss, self.isr, Elections(job), Gc(job), Incidents(job),
             BrokerFailures(job), Coverage(job), self.reachability,
         ]  # fmt: skip
+        # A separate transport's brokers, pinged as the monitored ones are.
+        self.transport = TransportReachability(transport, reachability) if transport else None
+        if self.transport is not None:
+            self.detectors.append(self.transport)
         # Before any detector: a controller's reports count only while it is the active one.
         self.controller = ActiveController()
         self.batch_ids: dict[str, int] = {}  # query -> the last batch of it folded in
@@ -210,6 +219,28 @@ class SignalBoard:
     def ping_targets(self) -> dict[int, Address]:
         with self._lock:
             return self.reachability.targets()
+
+    def transport_roster(self) -> TransportRoster:
+        """Where the pings of the transport's brokers go (with a separate transport)."""
+        if self.transport is None:
+            raise ValueError("no separate transport: its brokers are the monitored ones")
+        return TransportRoster(self)
+
+    def transport_listed(self, brokers: dict[int, Address], now: float) -> None:
+        with self._lock:
+            if self.transport is not None:
+                self.transport.listed(brokers, now)
+
+    def transport_answered(self, pings: list[Ping]) -> None:
+        if not pings or self.transport is None:
+            return
+        with self._lock:
+            self.transport.answered(pings)
+            self._observe(TransportReachability.name, max(p.finished for p in pings))
+
+    def transport_targets(self) -> dict[int, Address]:
+        with self._lock:
+            return {} if self.transport is None else self.transport.targets()
 
     def signals(self) -> list[Signal]:
         """Every current signal; none of a stale source (see :meth:`stale`)."""
@@ -302,3 +333,20 @@ class SignalBoard:
             for detector in self.detectors:
                 detector.restore(saved.get(detector.name, {}))
             self.controller.restore(state.get("controller", {}))
+
+
+class TransportRoster:
+    """The roster (:mod:`kafka_health.reachability.pinger`) of the transport's brokers: a
+    :class:`BrokerPings` of their own reports into the board through it."""
+
+    def __init__(self, board: SignalBoard) -> None:
+        self._board = board
+
+    def listed(self, brokers: dict[int, Address], now: float) -> None:
+        self._board.transport_listed(brokers, now)
+
+    def answered(self, pings: list[Ping]) -> None:
+        self._board.transport_answered(pings)
+
+    def ping_targets(self) -> dict[int, Address]:
+        return self._board.transport_targets()

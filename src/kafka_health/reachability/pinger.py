@@ -1,5 +1,8 @@
 """The job's pings of every broker: a part (start, stop) of the job's driver.
 
+One :class:`BrokerPings` pings the monitored cluster's brokers, another (with a separate
+transport) the transport's, each into its own roster.
+
 Two threads: one lists the brokers from the cluster's metadata (``DescribeCluster`` through
 kafka-python's admin client, each request bounded by the ping deadline) every
 ``metadata_interval_s``; the other, every ``interval_s``, pings each broker the board names
@@ -18,6 +21,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Protocol
 
 from kafka_health.config import MonitorConfig
+from kafka_health.kafka_config import KafkaConfig
 from kafka_health.reachability.ping import Address, Ping, ping
 
 log = logging.getLogger(__name__)
@@ -37,7 +41,8 @@ class Roster(Protocol):
 
 
 class BrokerPings:
-    """Pings every broker of ``roster`` until stopped (see the module docstring)."""
+    """Pings every broker of ``roster`` until stopped (see the module docstring): the
+    brokers of ``cluster`` (the monitored one by default), listed from its metadata."""
 
     def __init__(
         self,
@@ -46,14 +51,16 @@ class BrokerPings:
         lister: Lister | None = None,
         pinger: Pinger | None = None,
         clock: Callable[[], float] = time.time,
+        cluster: KafkaConfig | None = None,
     ) -> None:
         settings = config.reachability
+        kafka = cluster or config.kafka
         self._settings = settings
         self._roster = roster
         self._clock = clock
-        self._lister = lister or AdminLister(config)
+        self._lister = lister or AdminLister(kafka, settings.deadline_s)
         if pinger is None:
-            context = _tls_context(config)
+            context = _tls_context(kafka)
             deadline = settings.deadline_s
 
             def pinger(host: str, port: int) -> tuple[str, str]:
@@ -154,10 +161,12 @@ class BrokerPings:
 
 
 class AdminLister:
-    """The brokers (fenced ones too) and their addresses from ``DescribeCluster``."""
+    """The brokers (fenced ones too) of ``kafka`` and their addresses from
+    ``DescribeCluster``, each request bounded by ``deadline_s``."""
 
-    def __init__(self, config: MonitorConfig) -> None:
-        self._config = config
+    def __init__(self, kafka: KafkaConfig, deadline_s: float) -> None:
+        self._kafka = kafka
+        self._deadline_s = deadline_s
         self._admin: Any = None
 
     def __call__(self) -> dict[int, Address]:
@@ -166,11 +175,7 @@ class AdminLister:
         if self._admin is None:
             from kafka import KafkaAdminClient
 
-            options = admin_options(
-                self._config.kafka,
-                "kafka-health-reachability",
-                self._config.reachability.deadline_s,
-            )
+            options = admin_options(self._kafka, "kafka-health-reachability", self._deadline_s)
             self._admin = KafkaAdminClient(**options)
         try:
             described = self._admin.describe_cluster()
@@ -192,9 +197,9 @@ class AdminLister:
                 log.debug("closing the reachability admin client failed", exc_info=True)
 
 
-def _tls_context(config: MonitorConfig) -> Any:
+def _tls_context(kafka: KafkaConfig) -> Any:
     from kafka_health.kafka_access import client_tls_context
 
-    if config.kafka.client.security_protocol in ("SSL", "SASL_SSL"):
-        return client_tls_context(config.kafka.client)
+    if kafka.client.security_protocol in ("SSL", "SASL_SSL"):
+        return client_tls_context(kafka.client)
     return None

@@ -202,10 +202,14 @@ class Harness:
         """A new process on the same state (what survives a kill -9 is what is on disk)."""
         self.service = self._new_service()
 
-    def tick(self, t: float, signals: Iterable[Signal] = ()) -> None:
-        """Submit ``signals``, evaluate and deliver at test time ``t``."""
+    def tick(self, t: float, signals: Iterable[Signal] = (), snapshot: bool = False) -> None:
+        """Submit ``signals`` (``snapshot``: publish them as the job's whole set, as the job
+        does), evaluate and deliver at test time ``t``."""
         self.clock.now = T0 + t
-        self.service.submit(with_window_failures(signals))
+        if snapshot:
+            self.service.publish(with_window_failures(signals))
+        else:
+            self.service.submit(with_window_failures(signals))
         self.service.step()
         self.service.deliver()
 
@@ -215,11 +219,12 @@ class Harness:
         end: float,
         signals: Callable[[float], Iterable[Signal]],
         step: float = 5,
+        snapshot: bool = False,
     ) -> None:
         """Tick every ``step`` seconds from ``start`` to ``end`` inclusive."""
         t = start
         while t <= end:
-            self.tick(t, signals(t))
+            self.tick(t, signals(t), snapshot)
             t += step
 
     # What happened

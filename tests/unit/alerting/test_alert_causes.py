@@ -238,6 +238,46 @@ def test_unreachable_cluster_explains_the_stalled_monitor(tmp_path: Path) -> Non
     assert h.paged_rules() == ["ClusterUnreachable"]
 
 
+def test_a_dead_transport_is_one_page_naming_it_and_explaining_the_blind_monitor(
+    tmp_path: Path,
+) -> None:
+    """The fault suite's transport-down: every transport broker killed at 0 s. Its pings are
+    refused at once; then the batches stop (MonitorStalled past 8 s), the snapshots and the
+    canary's results go stale, and the Kafka source gives up (ClusterUnreachable). One page,
+    the transport's, sent once 5 s have passed; it resolves once a broker answers. (The job
+    publishes its whole set of signals: the answered series is gone once refused replaces
+    it.)"""
+    h = Harness(tmp_path)
+    down = {"outcomes": "127.0.0.1:9092 refused", "error": "Connection refused"}
+
+    def signals(t: float) -> list[Signal]:
+        if t < 0 or t >= 60:
+            h.service.batch_completed("monitor", T0 + t)
+            h.service.kafka_unreachable("monitor", False, T0 + t)
+            return [sig("transport_unanswered_seconds", 0, t, reason="answered")]
+        out = [sig("transport_unanswered_seconds", t, t, down, reason="refused")]
+        for source in ("canary", "cluster_state") if t >= 20 else ():
+            out.append(sig("signal_stale", 1, t, {"age_s": t, "stale_after_s": 20},
+                           source=source))  # fmt: skip
+        if t >= 40:
+            h.service.kafka_unreachable("monitor", True, T0 + t)
+        return out
+
+    h.run(-5, 5, signals, step=1, snapshot=True)
+    assert h.pages() == [], "5 s refused is not yet an outage"
+    h.run(6, 120, signals, step=1, snapshot=True)
+    assert h.paged_rules() == ["TransportUnreachable"]
+    (page,) = h.pages()
+    transport = page.alerts[0]
+    assert transport.annotations["summary"] == (
+        "kafka-health's transport cluster does not answer (refused for 7 s)"
+    ), "held at 6 s, sent after the group wait"
+    assert "127.0.0.1:9092 refused" in transport.annotations["description"]
+    for symptom in ("MonitorStalled", "MonitorBlind", "ClusterUnreachable"):
+        assert h.alerts(symptom), f"{symptom} held, and was explained"
+    assert h.resolutions("TransportUnreachable"), "the transport answered again"
+
+
 def test_a_failed_follower_explains_timed_out_acks_on_other_brokers(tmp_path: Path) -> None:
     """Seen in the fault suite: broker 3 killed; acks=all probes to broker 2's partitions,
     which broker 3 follows, time out until the controller drops it from the ISR. One page:

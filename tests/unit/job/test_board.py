@@ -224,3 +224,37 @@ def test_a_stalled_canary_topic_read_is_stale_only_for_the_loss_signals() -> Non
     stale = by_name(board.signals(), "signal_stale")
     assert stale[labels(source="canary_topic")].value == 1
     assert stale[labels(source="canary")].value == 0
+
+
+# ---------------------------------------------------------------- a separate transport
+
+
+def test_a_separate_transports_pings_come_through_its_roster_and_outlive_a_restart() -> None:
+    from kafka_health.reachability.ping import Ping
+
+    now = [100.0]
+    board = SignalBoard(JobConfig(), clock=lambda: now[0], live=True, transport=["t:9092"])
+    roster = board.transport_roster()
+    roster.listed({7: ("t7", 9092)}, 100.0)
+    assert roster.ping_targets() == {-1: ("t", 9092), 7: ("t7", 9092)}
+    assert board.ping_targets() == {}, "not the monitored cluster's brokers"
+    roster.answered([Ping(-1, 100.0, 100.1, "answered"), Ping(7, 100.0, 100.1, "answered")])
+    roster.answered([Ping(-1, 101.0, 101.1, "refused"), Ping(7, 101.0, 101.1, "refused")])
+    now[0] = 107.0
+    (down,) = [s for s in board.signals() if s.name == "transport_unanswered_seconds"]
+    assert (down.labels, down.value) == (labels(reason="refused"), 6.9)
+    assert board.stale() == set(), "the pings themselves came back"
+
+    resumed = SignalBoard(JobConfig(), clock=lambda: now[0], transport=["t:9092"])
+    resumed.restore(json.loads(json.dumps(board.state())))
+    resumed.transport_roster().answered([Ping(-1, 110.0, 110.1, "refused")])
+    now[0] = 111.0
+    (still,) = [s for s in resumed.signals() if s.name == "transport_unanswered_seconds"]
+    assert still.value == 10.9, "down since before the restart"
+
+
+def test_without_a_separate_transport_there_is_no_transport_roster() -> None:
+    board = SignalBoard(JobConfig())
+    assert board.transport is None
+    with pytest.raises(ValueError, match="no separate transport"):
+        board.transport_roster()
