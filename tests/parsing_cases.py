@@ -333,6 +333,20 @@ KAFKA_CASES: tuple[Case, ...] = (
         "4.1.1 devcluster (ReplicationControlManager)",
     ),
     Case(
+        "broker_new_incarnation_4_1",
+        "[2026-11-28 04:26:11,261] INFO [QuorumController id=1] Registering a new incarnation of broker 3. Previous incarnation ID was pikwVXvrRTKmpz44gvd5VQ; new incarnation ID is ugdm1ZrPT6CBE2QMLcIxHA. Generated 3 record(s) to clean up previous incarnations. Broker epoch will become 195. (org.apache.kafka.controller.ClusterControlManager)",
+        "broker_failure",
+        {"subject_broker_id": 3, "broker_id": "1"},
+        "4.1.1 devcluster, broker 3 SIGKILLed and started 8.4 s later, before its session timed out (ClusterControlManager)",
+    ),
+    Case(
+        "broker_new_incarnation_replayed_4_1",
+        "[2026-11-28 04:26:11,305] INFO [QuorumController id=2] Replayed RegisterBrokerRecord establishing a new incarnation of broker 3: RegisterBrokerRecord(brokerId=3, isMigratingZkBroker=false, incarnationId=ugdm1ZrPT6CBE2QMLcIxHA, brokerEpoch=195, rack=null, fenced=true, inControlledShutdown=false) (org.apache.kafka.controller.ClusterControlManager)",
+        "unrecognised",
+        {},
+        "4.1.1 devcluster (shortened): every controller replays it, and again for old records at its start; not a failure",
+    ),
+    Case(
         "controlled_shutdown_broker_seed",
         "[2021-04-15 08:59:31,977] INFO [KafkaServer id=3] Starting controlled shutdown (kafka.server.KafkaServer)",
         "controlled_shutdown",

@@ -408,6 +408,20 @@ KAFKA_PATTERNS: tuple[EventPattern, ...] = (
         "its session has timed out.'; 4.x adds 'at epoch %d'",
     ),
     _k(
+        "broker_failure.kraft_new_incarnation",
+        "broker_failure",
+        r"Registering a new incarnation of broker",
+        r"Registering a new incarnation of broker (?P<subject>\d+)\. Previous incarnation ID "
+        r"was",
+        "org.apache.kafka.controller.ClusterControlManager 3.9-4.x (the active controller, at "
+        "a registration): 'Registering a new incarnation of broker {}. Previous incarnation ID "
+        "was {}; new incarnation ID is {}. ...' A broker killed and started again before its "
+        "session timed out is never fenced: this is the controller's only report of it (a "
+        "controlled restart logs it too, inside its maintenance window). Not the replay line "
+        "'Replayed RegisterBrokerRecord establishing a new incarnation' (3.6+): every "
+        "controller logs it, and again for old records when it starts",
+    ),
+    _k(
         "controlled_shutdown.broker_zk",
         "controlled_shutdown",
         r"Starting controlled shutdown",
