@@ -7,7 +7,9 @@ from typing import Literal
 
 from kafka_health.errors import ConfigProblem
 
-STALE_SOURCES = ("canary", "cluster_state", "canary_topic", "reachability")
+STALE_SOURCES = (
+    "canary", "cluster_state", "canary_topic", "reachability", "transport_reachability",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
