@@ -64,6 +64,9 @@ def operations(frame: Any, messages: Any) -> dict[str, Callable[[], Any]]:
             job_batch.parsed_stream(frame.withColumn("value", F.when(~is_log, "value")), config)
         ),
         "24 stages passing 30 columns, 25 of them null": lambda: _stages(frame, 24, 25),
+        "24 stages passing 5 columns and a null struct of 25": (
+            lambda: _struct_stages(frame, 24, 25)
+        ),
     }
 
 
@@ -84,6 +87,27 @@ def _stages(frame: Any, stages: int, empty: int) -> Any:
         df = df.withColumn(name, F.when(F.col("partition") < 0, F.concat(name, F.lit("x"))))
         df = end_stage(df, f"pass_{k}")
     return df.groupBy("topic").agg(*[F.max(name) for name in names])
+
+
+def _struct_stages(frame: Any, stages: int, fields: int) -> Any:
+    """As :func:`_stages`, but the ``fields`` texts in one struct column that is null as a
+    whole (what only a candidate line would carry), each stage rewriting one field."""
+    from pyspark.sql import functions as F
+
+    from kafka_health.spark.stages import end_stage
+
+    names = [f"c{i}" for i in range(fields)]
+    struct_type = "struct<" + ", ".join(f"{name}: string" for name in names) + ">"
+    df = frame.select(
+        "topic", "partition", "offset", "timestamp", "key",
+        F.lit(None).cast(struct_type).alias("s"),
+    )  # fmt: skip
+    for k in range(stages):
+        name = names[k % fields]
+        grown = F.col("s").withField(name, F.concat(F.col("s")[name], F.lit("x")))
+        df = df.withColumn("s", F.when(F.col("partition") < 0, grown))
+        df = end_stage(df, f"pass_{k}")
+    return df.groupBy("topic").agg(*[F.max(F.col("s")[name]) for name in names])
 
 
 def main() -> None:
