@@ -3,7 +3,7 @@
 no trigger. Each run builds the plan again (Spark reuses a finished plan's shuffle output), so
 every run after the first, warm, reads, decodes, parses and aggregates every record.
 
-    .venv/bin/python benchmarks/batch_static.py [--seconds 8] [--runs 5] [--code DIR]
+    .venv/bin/python benchmarks/batch_static.py [--seconds 8] [--runs 5] [--storm] [--code DIR]
         [--profile OUT.jfr]
 
 Each run's time includes building the plan in Python (about 2 s here), which the streaming
@@ -33,15 +33,16 @@ KAFKA_COLUMNS = (
 )
 
 
-def backlog_rows(seconds: int) -> list[tuple[Any, ...]]:
-    """``bench throughput``'s backlog for ``seconds`` as Kafka source rows (one partition)."""
+def backlog_rows(seconds: int, storm: bool = False) -> list[tuple[Any, ...]]:
+    """``bench throughput``'s backlog for ``seconds`` as Kafka source rows (one partition);
+    ``storm``: its log lines in the election storm's mix."""
     import dataclasses
 
     from kafka_health.config import MonitorConfig
     from kafka_health.loadgen.throughput import ThroughputPlan, backlog
     from kafka_health.loadgen.traffic import Traffic
 
-    plan = dataclasses.replace(ThroughputPlan(), seconds=seconds)
+    plan = dataclasses.replace(ThroughputPlan(), seconds=seconds, storm=storm)
     traffic = Traffic(plan.shape, MonitorConfig().topics, plan.seed)
     rows: list[tuple[Any, ...]] = []
     offsets: dict[str, int] = {}
@@ -87,6 +88,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=int, default=8, help="seconds of backlog")
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--storm", action="store_true", help="log lines in the storm's mix")
     parser.add_argument("--code", type=Path, help="a checkout whose src to run")
     parser.add_argument("--profile", type=Path, help="JFR of the warm runs, written here")
     args = parser.parse_args()
@@ -100,7 +102,7 @@ def main() -> None:
 
     print(f"code: {Path(job_batch.__file__).resolve().parents[2]}")
     config = MonitorConfig()
-    rows = backlog_rows(args.seconds)
+    rows = backlog_rows(args.seconds, args.storm)
     conf = dict(config.spark.conf)
     if args.profile:
         conf["spark.driver.extraJavaOptions"] = "-XX:FlightRecorderOptions:stackdepth=256"

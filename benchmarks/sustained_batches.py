@@ -4,14 +4,15 @@
 ``foreachBatch`` body (``job/steps``), and the p50/p95 of each after the first third.
 
     .venv/bin/python benchmarks/sustained_batches.py [--rate 1000] [--seconds 60] [--paced]
-        [--standalone-workers N]
+        [--storm] [--standalone-workers N]
 
 ``--paced``: no live producer. ``--seconds`` of the traffic at ``--rate`` are written first
 (``bench throughput``'s backlog), and the job reads them capped at the traffic's records per
 trigger interval (``max_offsets_per_trigger``): the rate arrives as a live producer would send
 it, but the producer's Python does not share the two cores with the job (at 20,000 records/s
-it would take one of them). A batch that takes longer than the trigger means the job does not
-keep up with the rate.
+it would take one of them). ``--storm``: that backlog's log lines in the election storm's mix
+(``loadgen/traffic.py``'s ``STORM``). A batch that takes longer than the trigger means the job
+does not keep up with the rate.
 
 Runs a local 1-broker Kafka and Spark ``local[2]``, or with ``--standalone-workers N`` a Spark
 standalone master and N 1-core workers started here (as ``bench throughput`` does). Writes
@@ -59,10 +60,15 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--paced", action="store_true", help="from a backlog, capped per batch")
     parser.add_argument(
+        "--storm", action="store_true", help="--paced: the backlog in the storm's mix"
+    )
+    parser.add_argument(
         "--standalone-workers", type=int, default=0, metavar="N", help="N 1-core workers"
     )
     args = parser.parse_args()
-    plan = dataclasses.replace(ThroughputPlan(), rate=args.rate, seconds=args.seconds)
+    plan = dataclasses.replace(
+        ThroughputPlan(), rate=args.rate, seconds=args.seconds, storm=args.storm
+    )
     with contextlib.ExitStack() as stack:
         tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="kafka-health-sus-")))
         master = None

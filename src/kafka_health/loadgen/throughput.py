@@ -53,16 +53,20 @@ class ThroughputPlan:
     sustained_rate: float = 1000.0
     sustained_seconds: float = 90.0
     seed: int = 1
+    storm: bool = False
+    """The backlog's log lines in the election storm's mix (:data:`~.traffic.STORM`, 39 % of
+    them events) instead of a healthy cluster's (:data:`~.traffic.STEADY`, 4.5 %)."""
 
 
 def backlog(
     traffic: Traffic, plan: ThroughputPlan, start_ms: int
 ) -> Iterator[tuple[int, list[Record]]]:
     """The backlog second by second from ``start_ms``: each second's time and records (its
-    log records at ``rate``, a canary round, and a snapshot every ``snapshot_interval_s``)."""
+    log records at ``rate`` in the plan's mix, a canary round, and a snapshot every
+    ``snapshot_interval_s``)."""
     for second in range(int(plan.seconds)):
         at = start_ms + second * 1000
-        batch = traffic.log_records(at, int(plan.rate)) + traffic.canary_results(at)
+        batch = traffic.log_records(at, int(plan.rate), plan.storm) + traffic.canary_results(at)
         if plan.snapshot_interval_s > 0 and second % int(plan.snapshot_interval_s) == 0:
             batch += list(traffic.cluster_snapshot(at))
         yield at, batch

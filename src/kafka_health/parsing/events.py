@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Literal
 from kafka_health.config import ParsingConfig
 from kafka_health.parsing import patterns as P
 from kafka_health.parsing.jsonlayout import with_layout_text
-from kafka_health.parsing.prefilter import FamilyPrefilter, prefilter_gates
+from kafka_health.parsing.prefilter import FamilyPrefilter, anchor, prefilter_gates
 from kafka_health.spark.stages import chunks, coalesce_in_stages, end_stage
 
 if TYPE_CHECKING:
@@ -206,15 +206,18 @@ def _first_match(cases: list[tuple[Column, Column]]) -> Column:
     return expr
 
 
-MATCH_CHUNK = 72
-"""Patterns per match stage (their regexes in one CASE): the 67 of the table in one stage of
-about 10 KB of bytecode. Every stage boundary copies each row, so the stages are as few as
-HotSpot compiles whole: the session's ``JIT_OPTIONS`` (:mod:`kafka_health.spark.session`) let it
-compile methods over 8 KB, but C1 gives up on a method with too many values in it ("out of
-virtual registers"), and a method C1 cannot profile may never reach C2 and run at C1's lowest
-tier, or interpreted, for good. ``tests/spark/test_parser_jit.py`` holds every stage to that."""
-TRIGGER_CHUNK = 72
-"""Patterns per suspect stage (their triggers in one CASE)."""
+MATCH_CHUNK = 36
+"""Patterns per match stage (their literal guards and regexes in one CASE): the table's 69 in
+two stages. With the guards, all of them in one stage was a method C1 gave up on (tier 3
+failed, ``tests/spark/test_parser_jit.py``). Every stage boundary copies each row, so the
+stages are as few as HotSpot compiles whole: the session's ``JIT_OPTIONS``
+(:mod:`kafka_health.spark.session`) let it compile methods over 8 KB, but C1 gives up on a
+method with too many values in it ("out of virtual registers"), and a method C1 cannot profile
+may never reach C2 and run at C1's lowest tier, or interpreted, for good. That test holds every
+stage to that."""
+TRIGGER_CHUNK = 36
+"""Patterns per suspect stage (their literal guards and triggers in one CASE), as
+:data:`MATCH_CHUNK`."""
 GROUPS_CHUNK = 12
 """Patterns per group-extraction stage (six stages). At 36 (two stages of 15 and 10 KB) and
 at 18, C1 gave up on every one of them: each pattern's ``regexp_replace`` holds many values."""
@@ -333,21 +336,35 @@ def parse_entries(
     def text(p: P.EventPattern) -> Column:
         return b if p.scope == "entry" else h
 
+    def holds_literal(p: P.EventPattern) -> Column:
+        """Whether ``text(p)`` holds one of ``p``'s trigger literals (each from its rarest
+        character, :func:`~kafka_health.parsing.prefilter.anchor`): every match of ``p``'s
+        regex and of its trigger does (``tests/unit/parsing/test_trigger_literals.py``), and
+        a plain search of the line is far cheaper than trying the regex."""
+        literals = P.trigger_literals(p.trigger)
+        if not literals:
+            return F.lit(True)
+        return _any_of([text(p).contains(anchor(lit)) for lit in dict.fromkeys(literals)])
+
     # One cheap pass: does anything look like an event at all? (Most lines do not.)
-    # A plain substring search first (prefilter_gates: one of its family's texts is in every
-    # match of a trigger; most are searched only in a line that holds one of their words), so
-    # the triggers' regex meets only the few lines that hold one.
-    any_trigger = "|".join(f"(?:{t})" for t in dict.fromkeys(p.trigger for p in patterns))
+    # A plain substring search (prefilter_gates: one of its family's texts is in every match
+    # of a trigger; most are searched only in a line that holds one of their words). A line
+    # it passes goes to the patterns, each behind its own literals: the union of every
+    # trigger's regex tried on it first cost 20 % of an election storm's batch (BENCHMARKS.md),
+    # and each pattern's regex holds its trigger's match, so it said nothing more.
     gates = prefilter_gates(patterns)
     maybe_col = F.col("_usable")
-    if gates is not None:
+    if gates is None:  # some trigger has no literal to search for: the triggers' regex
+        any_trigger = "|".join(f"(?:{t})" for t in dict.fromkeys(p.trigger for p in patterns))
+        maybe_col = maybe_col & b.rlike(any_trigger)
+    else:
         # A GC line meets only the GC texts, a Kafka line only Kafka's (as allowed() says).
         tokens = F.split(b, " ")
         maybe_col = maybe_col & _any_of(
             [_family_allows(fam, family) & _passes_prefilter(b, tokens, gate)
              for family, gate in gates.items() if gate.searched or gate.words]
         )  # fmt: skip
-    df = df.withColumn("_maybe", maybe_col & b.rlike(any_trigger))
+    df = df.withColumn("_maybe", maybe_col)
     df = end_stage(df, "parse_trigger")
     maybe = F.col("_maybe")
     if values_for_dead_letters_only:
@@ -357,7 +374,8 @@ def parse_entries(
     numbered = list(enumerate(patterns))
     matches = [
         F.when(maybe, _first_match(
-            [(allowed(p) & text(p).rlike(p.java_regex()), F.lit(i)) for i, p in chunk]
+            [(allowed(p) & holds_literal(p) & text(p).rlike(p.java_regex()), F.lit(i))
+             for i, p in chunk]
         ))
         for chunk in chunks(numbered, MATCH_CHUNK)
     ]  # fmt: skip
@@ -366,7 +384,8 @@ def parse_entries(
     unmatched = maybe & pid_col.isNull()
     suspects = [
         F.when(unmatched, _first_match(
-            [(allowed(p) & text(p).rlike(p.trigger), F.lit(p.event)) for _i, p in chunk]
+            [(allowed(p) & holds_literal(p) & text(p).rlike(p.trigger), F.lit(p.event))
+             for _i, p in chunk]
         ))
         for chunk in chunks(numbered, TRIGGER_CHUNK)
     ]  # fmt: skip

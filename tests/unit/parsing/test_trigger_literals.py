@@ -8,6 +8,7 @@ import pytest
 from tests.parsing_cases import ALL_CASES
 
 from kafka_health.parsing import patterns as P
+from kafka_health.parsing.prefilter import anchor
 
 
 @pytest.mark.parametrize(
@@ -59,3 +60,43 @@ def test_a_literal_that_contains_another_is_left_out() -> None:
     assert "preferred replica leader election" in literals
     assert "completed preferred replica leader election" not in literals
     assert "GC(" in literals and len(literals) == len(set(literals))
+
+
+def _unguarded_matches(
+    patterns: tuple[P.EventPattern, ...], texts: list[str]
+) -> list[tuple[str, str]]:
+    """(pattern, text) pairs where the pattern's regex matches the text it reads (the first
+    line for a ``head`` pattern) but its own trigger does not, or none of the trigger's
+    literals (from their rarest character, as the parse searches them) is in it."""
+    found = []
+    for p in patterns:
+        regex, trigger = re.compile(p.regex), re.compile(p.trigger)
+        anchors = [anchor(lit) for lit in P.trigger_literals(p.trigger) or ()]
+        for entry in texts:
+            text = entry[:16_384] if p.scope == "entry" else entry.split("\n", 1)[0][:16_384]
+            if not regex.search(text):
+                continue
+            if not trigger.search(text) or (anchors and not any(a in text for a in anchors)):
+                found.append((p.name, text))
+    return found
+
+
+def test_every_match_of_a_pattern_holds_its_own_trigger_and_literal() -> None:
+    """The parse tries a pattern's regex only on a line that holds one of its trigger's
+    literals, and no longer asks the union of every trigger first (events.parse_entries): both
+    are exact only while each pattern's matches are its trigger's matches too."""
+    texts = [case.text for case in ALL_CASES]
+    assert _unguarded_matches(P.ALL_PATTERNS, texts) == []
+    matched = sum(
+        1 for p in P.ALL_PATTERNS for t in texts if re.search(p.regex, t.split("\n", 1)[0])
+    )
+    assert matched > 100
+
+
+def test_a_pattern_wider_than_its_trigger_is_found() -> None:
+    wider = P.EventPattern(
+        "isr_shrink.wider", "isr_shrink", "kafka", "Shrinking ISR", r"(?:Shrinking|Shrank) ISR",
+        "a test pattern",
+    )  # fmt: skip
+    texts = ["[2024-01-01 00:00:00,000] INFO Shrank ISR from 1,2 to 1 (kafka.cluster.Partition)"]
+    assert [name for name, _ in _unguarded_matches((wider,), texts)] == ["isr_shrink.wider"]
