@@ -350,8 +350,9 @@ def parse_entries(
     # A plain substring search (prefilter_gates: one of its family's texts is in every match
     # of a trigger; most are searched only in a line that holds one of their words). A line
     # it passes goes to the patterns, each behind its own literals: the union of every
-    # trigger's regex tried on it first cost 20 % of an election storm's batch (BENCHMARKS.md),
-    # and each pattern's regex holds its trigger's match, so it said nothing more.
+    # trigger's regex, tried on it first, decided nothing more (each pattern's regex holds its
+    # trigger's match), and dropping it took 22-27 % off an election storm's batch
+    # (BENCHMARKS.md).
     gates = prefilter_gates(patterns)
     maybe_col = F.col("_usable")
     if gates is None:  # some trigger has no literal to search for: the triggers' regex
