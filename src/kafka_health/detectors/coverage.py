@@ -65,7 +65,7 @@ class Coverage:
                 self._loads.setdefault(key, [now])
             elif e.type == "coordinator_load_finish":
                 self._loads.pop(key, None)
-        for r in batch.cluster:
+        for r in sorted(batch.cluster, key=lambda r: r.at_ms):  # the newest snapshot decides
             if r.kind == "broker" and r.broker_id is not None:
                 broker = str(r.broker_id)
                 first = self._brokers.get(broker, [False, now, now])[1]

@@ -49,7 +49,9 @@ class ProbeSeen:
 @dataclass(frozen=True)
 class ClusterRecord:
     """A prober record: ``kind`` is ``partition``, ``broker`` or ``snapshot`` (a snapshot's
-    closing record); ``at_ms`` the snapshot's time."""
+    closing record); ``at_ms`` the snapshot's time; ``brokers`` (closing record) how many
+    broker records the snapshot holds. A batch's records come in no particular order (the
+    job collects them from an aggregation)."""
 
     kind: str
     at_ms: int
@@ -62,6 +64,7 @@ class ClusterRecord:
     min_isr: int | None = None
     broker_id: int | None = None
     live: bool | None = None
+    brokers: int | None = None
 
 
 @dataclass(frozen=True)

@@ -350,7 +350,7 @@ def _append(b: Batch, tag: str, d: dict[str, Any]) -> None:
                 d["kind"], int(d.get("snapshot_ms") or 0), d.get("topic"),
                 d.get("partition"), d.get("leader"), d.get("leader_epoch"),
                 tuple(d.get("replicas") or ()), tuple(d.get("isr") or ()), d.get("min_isr"),
-                d.get("broker_id"), d.get("live"),
+                d.get("broker_id"), d.get("live"), d.get("brokers"),
             )
         )  # fmt: skip
     elif tag == "event":

@@ -55,7 +55,7 @@ _FIELDS: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
         "kind": (_STR, True), "snapshot_ms": (_INT, True), "topic": (_STR, False),
         "partition": (_INT, False), "leader": (_INT, False), "leader_epoch": (_INT, False),
         "min_isr": (_INT, False), "broker_id": (_INT, False), "live": ((bool,), False),
-        "replicas": ((list,), False), "isr": ((list,), False),
+        "replicas": ((list,), False), "isr": ((list,), False), "brokers": (_INT, False),
     },
 }  # fmt: skip
 _INT_LISTS = ("replicas", "isr")

@@ -31,8 +31,8 @@ def part(at_ms: int, topic: str, n: int, leader: int, isr: list[int], epoch: int
     )
 
 
-def done(at_ms: int) -> ClusterRecord:
-    return ClusterRecord("snapshot", at_ms)
+def done(at_ms: int, brokers: int | None = None) -> ClusterRecord:
+    return ClusterRecord("snapshot", at_ms, brokers=brokers)
 
 
 def broker(at_ms: int, broker_id: int, live: bool = True) -> ClusterRecord:

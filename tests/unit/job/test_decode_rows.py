@@ -96,6 +96,26 @@ def test_records_of_the_own_topics_that_are_not_ours_are_counted_and_dropped() -
     ]
 
 
+def test_a_snapshots_closing_record_says_how_many_brokers_it_holds() -> None:
+    """So a snapshot read only in part (its first records by a process that was killed) is
+    told apart from a whole one."""
+    closing = {
+        "schema": CLUSTER_STATE_SCHEMA_ID,
+        "kind": "snapshot",
+        "snapshot_ms": 7,
+        "done_ms": 9,
+        "topics": 1,
+        "partitions": 3,
+        "brokers": 3,
+        "live_brokers": 1,
+    }
+    decoded = decode_rows(
+        [record_row("cluster", **closing), record_row("cluster", **{**closing, "brokers": "3"})]
+    )
+    assert [(c.kind, c.brokers) for c in decoded.batch.cluster] == [("snapshot", 3)]
+    assert [r.reason for r in decoded.rejected] == ["wrong_type"]
+
+
 NOW_MS = 1_795_000_000_000
 
 

@@ -124,6 +124,14 @@ def test_log_streams_ages_and_live_brokers_that_never_logged() -> None:
     assert not [a for a in ages if dict(a)["broker_id"] == "3"], "a dead broker is not blind"
 
 
+def test_the_newest_snapshot_in_a_batch_says_whether_a_broker_is_live() -> None:
+    """A batch's records come in no order (collected from an aggregation)."""
+    d = Coverage(JobConfig(isr_expire_after_s=60.0))
+    d.fold(batch(cluster=[broker(T0 + 10_000, 2, live=False), broker(T0, 2)]), 1000.0)
+    ages = by_name(d.signals(1040.0), "log_stream_age_seconds")
+    assert not [a for a in ages if dict(a)["broker_id"] == "2"], "dead since the newer snapshot"
+
+
 def test_a_coordinator_load_that_does_not_finish_is_stuck() -> None:
     d = Coverage(JobConfig(coordinator_load_stuck_s=300.0))
     loads = [event("coordinator_load_start", "1", T0, partition=7),

@@ -94,6 +94,35 @@ def test_an_incomplete_snapshot_decides_nothing() -> None:
     assert set(d.targets()) == {1, 2, 3}
 
 
+def test_a_batch_in_no_order_keeps_the_dead_brokers_members() -> None:
+    """The job collects a batch's records from an aggregation, in no order: a closing record
+    taken before its broker records made the dead brokers no members, and while the
+    metadata could not be listed (quorum lost) they were forgotten and their pages resolved
+    (seen in the fault suite's monitor-kills)."""
+    d = Reachability()
+    d.listed(ADDRESSES, 0.0)
+    d.fold(batch(cluster=[broker(1_000, 1), broker(1_000, 2), broker(1_000, 3), done(1_000, 3)]), 1)
+    d.answered([pinged(2, 5.0, "refused"), pinged(3, 5.0, "refused")])  # no listing since
+    shuffled = [done(21_000, 3), broker(21_000, 3), broker(21_000, 1), broker(21_000, 2)]
+    d.fold(batch(cluster=shuffled), 21)
+    assert set(d.targets()) == {1, 2, 3}
+    assert set(unanswered(d, 22.0)) == {"2", "3"}
+
+
+def test_a_snapshot_begun_before_the_jobs_restart_decides_nothing() -> None:
+    """The previous process read the snapshot's first broker records; this one reads the
+    rest: they are not the cluster's members (the closing record counts its brokers)."""
+    before = Reachability()
+    before.listed(ADDRESSES, 0.0)
+    before.fold(batch(cluster=[broker(21_000, 1), broker(21_000, 2)]), 21)
+    after = Reachability()
+    after.restore(before.state())
+    after.fold(batch(cluster=[broker(21_000, 3), done(21_000, 3)]), 22)
+    assert set(after.targets()) == {1, 2, 3}
+    after.fold(batch(cluster=[broker(31_000, 1), broker(31_000, 3), done(31_000, 2)]), 32)
+    assert set(after.targets()) == {1, 3}, "a whole snapshot still decides"
+
+
 def test_without_snapshots_an_unlisted_broker_is_forgotten_after_forget_after_s() -> None:
     d = Reachability(ReachabilityConfig(forget_after_s=600.0))
     d.listed(ADDRESSES, 0.0)
