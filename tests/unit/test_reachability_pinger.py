@@ -5,10 +5,15 @@ from __future__ import annotations
 
 import threading
 import time
+from typing import Any
+
+import pytest
+from kafka.errors import KafkaConnectionError
 
 from kafka_health.config import JobConfig, MonitorConfig, from_mapping
 from kafka_health.job.board import SignalBoard
-from kafka_health.reachability.pinger import BrokerPings
+from kafka_health.kafka_config import KafkaConfig
+from kafka_health.reachability.pinger import LIST_ATTEMPTS, AdminLister, BrokerPings
 
 ADDRESSES = {1: ("127.0.0.1", 9091), 2: ("127.0.0.1", 9092)}
 
@@ -80,3 +85,47 @@ def test_a_failed_listing_keeps_the_last_one() -> None:
     pings.list_once()
     pings.list_once()  # fails: logged, nothing forgotten
     assert set(board.ping_targets()) == {1, 2}
+
+
+class FlakyAdmin:
+    """DescribeCluster that fails its first ``failures`` requests (the brokers it asked
+    were down), then answers."""
+
+    def __init__(self, failures: int) -> None:
+        self.failures = failures
+        self.requests = 0
+        self.closed = False
+
+    def describe_cluster(self) -> dict[str, Any]:
+        self.requests += 1
+        if self.requests <= self.failures:
+            raise KafkaConnectionError("111 ECONNREFUSED")
+        return {"brokers": [{"broker_id": 1, "host": "127.0.0.1", "port": 9091}]}
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_a_listing_asks_again_when_the_broker_it_asked_is_down() -> None:
+    """With 2 of 3 brokers down, one request failed 2 times in 3 (the client picks a broker
+    at random); the listing then failed for minutes in a row."""
+    lister = AdminLister(KafkaConfig(bootstrap_servers=["127.0.0.1:9091"]), 0.5)
+    lister._admin = admin = FlakyAdmin(failures=LIST_ATTEMPTS - 1)
+    assert lister() == {1: ("127.0.0.1", 9091)}
+    assert admin.requests == LIST_ATTEMPTS and not admin.closed, "the client is kept"
+    lister._admin = admin = FlakyAdmin(failures=LIST_ATTEMPTS)
+    with pytest.raises(KafkaConnectionError):
+        lister()
+    assert admin.closed and lister._admin is None, "a new client next time"
+
+
+def test_a_new_client_bootstraps_from_the_servers_that_answer() -> None:
+    """kafka-python bootstraps from a server it picks at random, and waits out a dead one's
+    backoff: with 2 of 3 down, 1 bootstrap in 18 ran out of time."""
+    servers = ["127.0.0.1:9091", "[::1]:9092", "127.0.0.1:9093"]
+    answering = {9091: "refused", 9092: "answered", 9093: "timeout"}
+    lister = AdminLister(KafkaConfig(bootstrap_servers=servers), 0.5,
+                         lambda host, port: (answering[port], ""))  # fmt: skip
+    assert lister.bootstrap_servers() == ["[::1]:9092"]
+    answering[9092] = "refused"
+    assert lister.bootstrap_servers() == servers, "none answers: the client says why"

@@ -25,7 +25,7 @@ from kafka_health.detectors.inputs import Batch
 from kafka_health.detectors.reachability import Reachability, Unanswered
 from kafka_health.model import Signal, labels
 from kafka_health.reachability.config import ReachabilityConfig
-from kafka_health.reachability.ping import Address, Ping
+from kafka_health.reachability.ping import Address, Ping, address
 
 SIGNAL = "transport_unanswered_seconds"
 
@@ -33,11 +33,7 @@ SIGNAL = "transport_unanswered_seconds"
 def bootstrap_addresses(servers: list[str]) -> dict[int, Address]:
     """The bootstrap servers as pseudo brokers -1, -2, ... (a real broker id is never
     negative), each ``host:port`` (``[v6]:port`` too)."""
-    out: dict[int, Address] = {}
-    for i, server in enumerate(servers):
-        host, _, port = server.rpartition(":")
-        out[-1 - i] = (host.strip("[]"), int(port))
-    return out
+    return {-1 - i: address(server) for i, server in enumerate(servers)}
 
 
 class TransportReachability:

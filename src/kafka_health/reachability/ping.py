@@ -26,6 +26,12 @@ FAILURES = ("refused", "timeout", "closed", "tls", "unreachable", "error")
 _UNREACHABLE = {errno.EHOSTUNREACH, errno.ENETUNREACH, errno.EHOSTDOWN, errno.ENETDOWN}
 
 
+def address(server: str) -> Address:
+    """``host:port`` (``[v6]:port`` too) as an address."""
+    host, _, port = server.rpartition(":")
+    return host.strip("[]"), int(port)
+
+
 @dataclass(frozen=True)
 class Ping:
     """One ping's result: ``started``/``finished`` in epoch seconds, ``outcome`` ``answered``
