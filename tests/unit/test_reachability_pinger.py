@@ -107,8 +107,8 @@ class FlakyAdmin:
 
 
 def test_a_listing_asks_again_when_the_broker_it_asked_is_down() -> None:
-    """With 2 of 3 brokers down, one request failed 2 times in 3 (the client picks a broker
-    at random); the listing then failed for minutes in a row."""
+    """With 2 of 3 brokers down, 5 of 6 new clients failed their first request (it goes to
+    a broker picked at random); the job's listing then failed for minutes in a row."""
     lister = AdminLister(KafkaConfig(bootstrap_servers=["127.0.0.1:9091"]), 0.5)
     lister._admin = admin = FlakyAdmin(failures=LIST_ATTEMPTS - 1)
     assert lister() == {1: ("127.0.0.1", 9091)}

@@ -170,8 +170,8 @@ class AdminLister:
     With brokers down, kafka-python picks one at random, for its bootstrap and for each
     request: a new client bootstraps from the servers that answer a ping, and a request a
     dead broker refused is asked again (that broker is then backed off, so another is
-    asked). Seen, with 2 of 3 brokers down: one request failed 2 times in 3, a bootstrap
-    1 in 18, and the listing failed for minutes in a row."""
+    asked). Seen, with 2 of 3 brokers down: 5 of 6 new clients failed their first listing,
+    with the retries alone 1 of 18 its bootstrap, and the job's listing for minutes."""
 
     def __init__(self, kafka: KafkaConfig, deadline_s: float, pinger: Pinger | None = None) -> None:
         self._kafka = kafka
