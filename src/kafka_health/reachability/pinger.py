@@ -61,15 +61,8 @@ class BrokerPings:
         self._settings = settings
         self._roster = roster
         self._clock = clock
-        if pinger is None:
-            context = _tls_context(kafka)
-            deadline = settings.deadline_s
-
-            def pinger(host: str, port: int) -> tuple[str, str]:
-                return ping(host, port, deadline, context)
-
-        self._ping = pinger
-        self._lister = lister or AdminLister(kafka, settings.deadline_s, pinger)
+        self._ping = pinger or broker_pinger(kafka, settings.deadline_s)
+        self._lister = lister or AdminLister(kafka, settings.deadline_s, self._ping)
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
         self._pool: ThreadPoolExecutor | None = None
@@ -176,8 +169,7 @@ class AdminLister:
     def __init__(self, kafka: KafkaConfig, deadline_s: float, pinger: Pinger | None = None) -> None:
         self._kafka = kafka
         self._deadline_s = deadline_s
-        context = _tls_context(kafka)
-        self._ping = pinger or (lambda host, port: ping(host, port, deadline_s, context))
+        self._ping = pinger or broker_pinger(kafka, deadline_s)
         self._admin: Any = None
 
     def __call__(self) -> dict[int, Address]:
@@ -220,6 +212,17 @@ class AdminLister:
                 admin.close()
             except Exception:  # closing a client of a dead cluster
                 log.debug("closing the reachability admin client failed", exc_info=True)
+
+
+def broker_pinger(kafka: KafkaConfig, deadline_s: float) -> Pinger:
+    """Pings of ``kafka``'s brokers (over TLS when its listeners have it), each bounded by
+    ``deadline_s``."""
+    context = _tls_context(kafka)
+
+    def pinger(host: str, port: int) -> tuple[str, str]:
+        return ping(host, port, deadline_s, context)
+
+    return pinger
 
 
 def _tls_context(kafka: KafkaConfig) -> Any:
