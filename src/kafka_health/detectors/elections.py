@@ -15,6 +15,7 @@ from typing import Any
 from kafka_health.config import JobConfig
 from kafka_health.detectors.inputs import Batch
 from kafka_health.detectors.logwindow import LogWindow
+from kafka_health.detectors.memo import SignalMemo
 from kafka_health.model import Signal, labels
 
 Report = tuple[str, int, int | None, int | None]  # topic, partition, epoch, new leader
@@ -28,8 +29,10 @@ class Elections:
         self._window = LogWindow(job, ("leader_change",))
         self._epochs: dict[tuple[str, int], list[int]] = {}  # -> [epoch, snapshot_ms]
         self._seen: list[list[Any]] = []  # [topic, partition, epoch, leader, seen at]
+        self._memo = SignalMemo()
 
     def fold(self, batch: Batch, now: float) -> None:
+        self._memo.clear()
         self._window.add(batch.events, lambda e: [e.topic, e.partition, e.leader_epoch, e.leader])
         for r in sorted(batch.cluster, key=lambda r: r.at_ms):
             if r.kind == "snapshot":
@@ -49,12 +52,16 @@ class Elections:
         self._seen = [s for s in self._seen if s[4] >= since]
 
     def signals(self, now: float) -> list[Signal]:
+        # Between folds only the time moves, and with it which snapshot elections still count:
+        # those seen since a cut-off, so their number tells which.
+        since = now - self._job.window_s
+        seen = [s for s in self._seen if s[4] >= since]
+        return self._memo.get(len(seen), lambda: self._count(seen))
+
+    def _count(self, seen: list[list[Any]]) -> list[Signal]:
         at = self._window.end_ms() / 1000.0
         per_minute = 60.0 / self._job.window_s
-        since = now - self._job.window_s
-        reports: list[Report] = [
-            (t, int(p), epoch, leader) for t, p, epoch, leader, seen in self._seen if seen >= since
-        ]
+        reports: list[Report] = [(t, int(p), epoch, leader) for t, p, epoch, leader, _ in seen]
         reports += [
             (topic, int(partition), epoch, leader)
             for _ms, _b, _k, topic, partition, epoch, leader in self._window.current()
@@ -80,6 +87,7 @@ class Elections:
         }
 
     def restore(self, state: dict[str, Any]) -> None:
+        self._memo.clear()
         self._window.restore(state.get("window", {}))
         self._epochs = {(t, int(p)): [int(e), int(at)] for t, p, e, at in state.get("epochs", [])}
         self._seen = [list(s) for s in state.get("seen", [])]

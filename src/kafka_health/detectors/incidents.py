@@ -9,6 +9,7 @@ from typing import Any
 from kafka_health.config import JobConfig
 from kafka_health.detectors.inputs import Batch
 from kafka_health.detectors.logwindow import LogWindow
+from kafka_health.detectors.memo import SignalMemo
 from kafka_health.model import Signal, labels
 
 # Parsed log event type -> the signal counting it per broker and window.
@@ -29,11 +30,16 @@ class Incidents:
 
     def __init__(self, job: JobConfig) -> None:
         self._window = LogWindow(job, tuple(INCIDENT_SIGNALS))
+        self._memo = SignalMemo()  # the signals depend on the window alone
 
     def fold(self, batch: Batch, now: float) -> None:
+        self._memo.clear()
         self._window.add(batch.events)
 
     def signals(self, now: float) -> list[Signal]:
+        return self._memo.get(None, self._count)
+
+    def _count(self) -> list[Signal]:
         at = self._window.end_ms() / 1000.0
         counts: dict[tuple[str, str], int] = {}
         for _ms, broker, kind in self._window.current():
@@ -47,4 +53,5 @@ class Incidents:
         return self._window.state()
 
     def restore(self, state: dict[str, Any]) -> None:
+        self._memo.clear()
         self._window.restore(state)

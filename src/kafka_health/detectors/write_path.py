@@ -32,6 +32,7 @@ from typing import Any, NamedTuple
 
 from kafka_health.config import JobConfig
 from kafka_health.detectors.inputs import Batch
+from kafka_health.detectors.memo import SignalMemo
 from kafka_health.detectors.windows import current_window_end_ms, quantile, window_start_ms
 from kafka_health.model import Signal, labels
 
@@ -72,8 +73,10 @@ class WritePath:
         self._kept: list[_Kept] = []
         self._acks1_ok: dict[int, list[int]] = {}  # partition -> send_ms of acked acks=1 probes
         self._latest_send_ms = 0
+        self._memo = SignalMemo()  # the signals depend on the state alone
 
     def fold(self, batch: Batch, now: float) -> None:
+        self._memo.clear()
         for o in batch.outcomes:
             if o.acks != "all":
                 if o.ok:
@@ -103,6 +106,9 @@ class WritePath:
         return self._latest_send_ms
 
     def signals(self, now: float) -> list[Signal]:
+        return self._memo.get(None, self._signals)
+
+    def _signals(self) -> list[Signal]:
         if not self._kept:
             return []
         end = self.window_end_ms()
@@ -167,6 +173,7 @@ class WritePath:
         }
 
     def restore(self, state: dict[str, Any]) -> None:
+        self._memo.clear()
         self._kept = [_Kept(*k) for k in state.get("kept", [])]
         self._acks1_ok = {int(p): list(s) for p, s in state.get("acks1_ok", {}).items()}
         self._latest_send_ms = int(state.get("latest_send_ms", 0))

@@ -46,6 +46,7 @@ from kafka_health.job.health import JobHealth, classify_error, make_listener
 from kafka_health.job.interruption import stop_aware
 from kafka_health.job.intervals import interval, interval_ms
 from kafka_health.job.parse_counts import ParseCounts
+from kafka_health.job.publisher import Publisher
 from kafka_health.job.python_gc import collector_for_the_job
 from kafka_health.job.quarantine import (
     Culprit,
@@ -151,6 +152,7 @@ class MonitorJob:
         # backlog of `bench throughput` on one of the two cores).
         self._slots = slots
         self._publish_lock = threading.Lock()
+        self.publisher = Publisher(self.publish)
         self._state_lock = threading.Lock()
         self.available_now = False  # process what is there, then stop (tests, backfills)
         self._resume()
@@ -164,7 +166,7 @@ class MonitorJob:
         self.health.add_start_hook(self.board.query_started)
         # How far the broker logs are read reaches the alert service as soon as Spark reports
         # it, not at the next tick: a restarting broker's page waits for it (maintenance).
-        self.health.add_progress_hook(lambda name: self.publish() if name == QUERY else None)
+        self.health.add_progress_hook(lambda name: self.publisher.soon() if name == QUERY else None)
         self._listener = make_listener(self.health)
         spark.streams.addListener(self._listener)
         self.supervisor = Supervisor(self.query_definitions(), config.job, self.health)
@@ -228,7 +230,7 @@ class MonitorJob:
             with timer.step("save"):
                 self._save()
             with timer.step("publish"):
-                self.publish()
+                self.publisher.soon()
         self.health.on_steps(CANARY_QUERY, timer.seconds)
 
     def process_batch(self, batch: DataFrame, batch_id: int) -> None:
@@ -269,7 +271,7 @@ class MonitorJob:
         with timer.step("save"):
             self._save()
         with timer.step("publish"):
-            self.publish()
+            self.publisher.soon()
         self.health.on_steps(QUERY, timer.seconds)
 
     def _tasks_for(self, batch_id: int) -> int:
@@ -426,10 +428,10 @@ class MonitorJob:
 
     @collector_for_the_job()
     def run(self, stop: threading.Event, tick_s: float = 1.0) -> None:
-        """Supervise the queries and publish on every tick until ``stop`` is set."""
+        """Supervise the queries and publish (:class:`.Publisher`) until ``stop`` is set."""
         self.board.live = True  # on the wall clock: a source that stops is stale
-        ticker = threading.Thread(target=self._tick, args=(stop, tick_s), daemon=True)
-        ticker.start()
+        self.publisher = Publisher(self.publish, tick_s)
+        publishing = self.publisher.start(stop)
         pings = self._broker_pings()
         try:
             for part in pings:
@@ -439,7 +441,7 @@ class MonitorJob:
             stop.set()
             for part in pings:
                 part.stop()
-            ticker.join(timeout=5)
+            self.publisher.finish(publishing)
             self.spark.streams.removeListener(self._listener)
 
     def _broker_pings(self) -> list[BrokerPings]:
@@ -453,10 +455,6 @@ class MonitorJob:
             transport = self.config.transport_kafka()
             pings.append(BrokerPings(self.config, roster, cluster=transport))
         return pings
-
-    def _tick(self, stop: threading.Event, tick_s: float) -> None:
-        while not stop.wait(tick_s):
-            self.publish()
 
 
 def stop_on_signals(stop: threading.Event) -> None:
