@@ -430,8 +430,7 @@ class MonitorJob:
     def run(self, stop: threading.Event, tick_s: float = 1.0) -> None:
         """Supervise the queries and publish (:class:`.Publisher`) until ``stop`` is set."""
         self.board.live = True  # on the wall clock: a source that stops is stale
-        self.publisher = Publisher(self.publish, tick_s)
-        publishing = self.publisher.start(stop)
+        publishing = self.publisher.start(stop, tick_s)
         pings = self._broker_pings()
         try:
             for part in pings:

@@ -18,12 +18,11 @@ log = logging.getLogger(__name__)
 
 
 class Publisher:
-    """Calls ``publish`` when asked and at least every ``tick_s``, from :meth:`run`'s thread;
-    asked while no thread runs it, publishes in the asking thread."""
+    """Calls ``publish`` when asked and at least every ``tick_s``, from the thread that
+    :meth:`start` runs; asked while no thread runs, publishes in the asking thread."""
 
-    def __init__(self, publish: Callable[[], None], tick_s: float = 1.0) -> None:
+    def __init__(self, publish: Callable[[], None]) -> None:
         self._publish = publish
-        self._tick_s = tick_s
         self._wanted = threading.Event()
         self._running = False
 
@@ -34,10 +33,11 @@ class Publisher:
         else:
             self._publish()
 
-    def start(self, stop: threading.Event) -> threading.Thread:
-        """Run :meth:`run` on a daemon thread until ``stop`` is set."""
+    def start(self, stop: threading.Event, tick_s: float = 1.0) -> threading.Thread:
+        """Publish on each ask (asks made during a publication are served by one more) and
+        each ``tick_s`` without one, on a daemon thread, until ``stop``."""
         self._running = True
-        thread = threading.Thread(target=self.run, args=(stop,), daemon=True)
+        thread = threading.Thread(target=self._loop, args=(stop, tick_s), daemon=True)
         thread.start()
         return thread
 
@@ -47,20 +47,20 @@ class Publisher:
         self._running = False
         if self._wanted.is_set():
             self._wanted.clear()
-            self._publish()
+            self._publish_logged()
 
-    def run(self, stop: threading.Event) -> None:
-        """Publish on each ask (asks made during a publication are served by one more) and
-        each ``tick_s`` without one, until ``stop``; an ask made before ``stop`` is served."""
-        self._running = True
+    def _loop(self, stop: threading.Event, tick_s: float) -> None:
         while True:
-            asked = self._wanted.wait(self._tick_s)
+            asked = self._wanted.wait(tick_s)
             self._wanted.clear()
             if stop.is_set() and not asked:
                 return
-            try:
-                self._publish()
-            except Exception:  # the next ask or tick tries again
-                log.exception("publishing the signals failed")
-            if stop.is_set():
+            self._publish_logged()
+            if stop.is_set():  # an ask made before the stop was served
                 return
+
+    def _publish_logged(self) -> None:
+        try:
+            self._publish()
+        except Exception:  # the next ask or tick tries again
+            log.exception("publishing the signals failed")

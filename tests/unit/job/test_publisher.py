@@ -36,14 +36,14 @@ def wait_for(condition: Callable[[], bool], timeout_s: float = 5.0) -> bool:
 
 def test_without_a_thread_an_ask_publishes_in_the_asking_thread() -> None:
     published = Recorder()
-    Publisher(published, tick_s=60).soon()
+    Publisher(published).soon()
     assert published.threads == [threading.current_thread().name]
 
 
 def test_an_ask_is_served_by_the_thread_long_before_the_tick() -> None:
     published, stop = Recorder(), threading.Event()
-    publisher = Publisher(published, tick_s=60)
-    thread = publisher.start(stop)
+    publisher = Publisher(published)
+    thread = publisher.start(stop, tick_s=60)
     publisher.soon()
     assert published.done.wait(5), "served at once, not after the 60 s tick"
     assert published.threads != [threading.current_thread().name]
@@ -56,8 +56,8 @@ def test_an_ask_is_served_by_the_thread_long_before_the_tick() -> None:
 
 def test_asks_during_a_publication_are_served_by_one_more() -> None:
     published, stop = Recorder(), threading.Event()
-    publisher = Publisher(published, tick_s=60)
-    thread = publisher.start(stop)
+    publisher = Publisher(published)
+    thread = publisher.start(stop, tick_s=60)
     published.hold.clear()
     publisher.soon()
     assert wait_for(lambda: not publisher._wanted.is_set()), "the thread took the ask"
@@ -73,8 +73,8 @@ def test_asks_during_a_publication_are_served_by_one_more() -> None:
 
 def test_the_tick_publishes_without_asks() -> None:
     published, stop = Recorder(), threading.Event()
-    publisher = Publisher(published, tick_s=0.05)
-    thread = publisher.start(stop)
+    publisher = Publisher(published)
+    thread = publisher.start(stop, tick_s=0.05)
     assert wait_for(lambda: len(published.threads) >= 3)
     stop.set()
     publisher.finish(thread)
@@ -83,9 +83,9 @@ def test_the_tick_publishes_without_asks() -> None:
 
 def test_an_ask_left_when_the_thread_stopped_is_published_at_finish() -> None:
     published, stop = Recorder(), threading.Event()
-    publisher = Publisher(published, tick_s=60)
+    publisher = Publisher(published)
     stop.set()
-    thread = publisher.start(stop)
+    thread = publisher.start(stop, tick_s=60)
     published.hold.clear()
     publisher.soon()  # the thread publishes it and returns (stop is set)
     assert wait_for(lambda: not publisher._wanted.is_set())
@@ -105,8 +105,8 @@ def test_a_failed_publication_does_not_end_the_thread() -> None:
             raise RuntimeError("a sink's bug")
 
     stop = threading.Event()
-    publisher = Publisher(flaky, tick_s=60)
-    thread = publisher.start(stop)
+    publisher = Publisher(flaky)
+    thread = publisher.start(stop, tick_s=60)
     publisher.soon()
     assert wait_for(lambda: len(calls) == 1)
     assert wait_for(lambda: not publisher._wanted.is_set())
