@@ -3,22 +3,24 @@
 One election shows in several places: the controller's log, the new leader's and the
 followers' state-change logs, and the prober's snapshots (a partition's leader epoch went
 up). Each election counts once (:func:`distinct_elections`). Log reports are counted over the
-log window; snapshot elections for ``window_s`` after they were seen, as the prober sees
-elections whose log lines never reached the monitor.
+log window (:class:`ElectionTally`, one entry per election); snapshot elections for
+``window_s`` after they were seen, as the prober sees elections whose log lines never reached
+the monitor.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 from kafka_health.config import JobConfig
+from kafka_health.detectors.election_tally import ElectionTally, Report, distinct_elections
 from kafka_health.detectors.inputs import Batch
 from kafka_health.detectors.logwindow import LogWindow
 from kafka_health.detectors.memo import SignalMemo
+from kafka_health.detectors.windows import window_start_ms
 from kafka_health.model import Signal, labels
 
-Report = tuple[str, int, int | None, int | None]  # topic, partition, epoch, new leader
+__all__ = ["Elections", "Report", "distinct_elections"]
 
 
 class Elections:
@@ -26,14 +28,22 @@ class Elections:
 
     def __init__(self, job: JobConfig) -> None:
         self._job = job
-        self._window = LogWindow(job, ("leader_change",))
+        self._clock = LogWindow(job, ())  # the log clock only: the tally keeps the elections
+        self._tally = ElectionTally()
         self._epochs: dict[tuple[str, int], list[int]] = {}  # -> [epoch, snapshot_ms]
         self._seen: list[list[Any]] = []  # [topic, partition, epoch, leader, seen at]
         self._memo = SignalMemo()
 
     def fold(self, batch: Batch, now: float) -> None:
         self._memo.clear()
-        self._window.add(batch.events, lambda e: [e.topic, e.partition, e.leader_epoch, e.leader])
+        self._clock.add(batch.events)
+        for e in batch.events:
+            if (
+                e.type == "leader_change" and e.event_ms is not None
+                and e.topic is not None and e.partition is not None
+            ):  # fmt: skip
+                self._tally.report(e.topic, int(e.partition), e.leader_epoch, e.leader, e.event_ms)
+        self._tally.expire(window_start_ms(self._clock.end_ms(), self._job.window_s))
         for r in sorted(batch.cluster, key=lambda r: r.at_ms):
             if r.kind == "snapshot":
                 expire_ms = round(self._job.isr_expire_after_s * 1000)
@@ -59,66 +69,32 @@ class Elections:
         return self._memo.get(len(seen), lambda: self._count(seen))
 
     def _count(self, seen: list[list[Any]]) -> list[Signal]:
-        at = self._window.end_ms() / 1000.0
+        at = self._clock.end_ms() / 1000.0
         per_minute = 60.0 / self._job.window_s
-        reports: list[Report] = [(t, int(p), epoch, leader) for t, p, epoch, leader, _ in seen]
-        reports += [
-            (topic, int(partition), epoch, leader)
-            for _ms, _b, _k, topic, partition, epoch, leader in self._window.current()
-            if topic is not None and partition is not None
-        ]
-        elections = distinct_elections(reports)
-        by_leader: dict[str, int] = {}
-        for leader in elections.values():
-            if leader is not None:
-                by_leader[str(leader)] = by_leader.get(str(leader), 0) + 1
+        total, by_leader = self._tally.count((t, int(p), e, ld) for t, p, e, ld, _ in seen)
         out = [
             Signal("leader_elections_per_minute", labels(broker_id=b), n * per_minute, at)
-            for b, n in sorted(by_leader.items())
+            for b, n in sorted((str(leader), n) for leader, n in by_leader.items())
         ]
-        out.append(Signal("leader_elections_per_minute", labels(), len(elections) * per_minute, at))
+        out.append(Signal("leader_elections_per_minute", labels(), total * per_minute, at))
         return out
 
     def state(self) -> dict[str, Any]:
         return {
-            "window": self._window.state(),
+            "log_clock_ms": self._clock.latest_ms,
+            **self._tally.state(),
             "epochs": [[t, p, *v] for (t, p), v in self._epochs.items()],
             "seen": self._seen,
         }
 
     def restore(self, state: dict[str, Any]) -> None:
         self._memo.clear()
-        self._window.restore(state.get("window", {}))
+        self._clock.restore({"latest_ms": state.get("log_clock_ms", 0)})
+        self._tally.restore(state)
+        if "window" in state:  # formats 1-2 kept every report: [ms, subject, type, t, p, e, ld]
+            self._clock.restore(state["window"])
+            for ms, _b, _k, topic, partition, epoch, leader in state["window"].get("kept", []):
+                if topic is not None and partition is not None:
+                    self._tally.report(topic, int(partition), epoch, leader, int(ms))
         self._epochs = {(t, int(p)): [int(e), int(at)] for t, p, e, at in state.get("epochs", [])}
         self._seen = [list(s) for s in state.get("seen", [])]
-
-
-def distinct_elections(
-    reports: Iterable[Report],
-) -> dict[tuple[str, int, int | None, int | None], int | None]:
-    """One entry per election, with its new leader (None when no report names it).
-
-    Reports of the same (topic, partition, epoch) are one election; a report without an epoch
-    (a ZooKeeper controller's "New leader is N") is the same election as one with an epoch for
-    the same partition and leader, else an election of its own.
-    """
-    with_epoch: dict[tuple[str, int, int], int | None] = {}
-    without: set[tuple[str, int, int | None]] = set()
-    for topic, partition, epoch, leader in reports:
-        if epoch is None or epoch < 0:
-            without.add((topic, partition, leader))
-            continue
-        key = (topic, partition, int(epoch))
-        if with_epoch.get(key) is None:
-            with_epoch[key] = leader
-    out: dict[tuple[str, int, int | None, int | None], int | None] = {
-        (t, p, e, None): leader for (t, p, e), leader in with_epoch.items()
-    }
-    for topic, partition, leader in without:
-        known = any(
-            t == topic and p == partition and (leader is None or ld in (None, leader))
-            for (t, p, _e), ld in with_epoch.items()
-        )
-        if not known:
-            out[(topic, partition, None, leader)] = leader
-    return out

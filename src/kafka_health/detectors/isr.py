@@ -11,11 +11,13 @@ and for the cluster) and offline partitions, with the partitions named in the de
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
 from kafka_health.config import JobConfig
 from kafka_health.detectors.inputs import Batch, ClusterRecord, LogEvent
+from kafka_health.detectors.memo import SignalMemo
 from kafka_health.model import Signal, labels
 
 MAX_LISTED = 500  # partitions named in a signal's details (the count is always exact)
@@ -51,8 +53,10 @@ class Isr:
     def __init__(self, job: JobConfig) -> None:
         self._expire_after_ms = round(job.isr_expire_after_s * 1000)
         self._views: dict[tuple[str, int], View] = {}
+        self._memo = SignalMemo()  # the signals depend on the views alone (``at`` aside)
 
     def fold(self, batch: Batch, now: float) -> None:
+        self._memo.clear()
         news: list[tuple[int, int, ClusterRecord | LogEvent]] = []
         for record in batch.cluster:
             if record.kind in ("partition", "snapshot"):
@@ -110,6 +114,12 @@ class Isr:
         return {f"{t}-{p}": v for (t, p), v in sorted(unhealthy, key=lambda kv: kv[0])}
 
     def signals(self, now: float) -> list[Signal]:
+        # An election storm leaves thousands of partitions unhealthy: their lists per leader
+        # are built once per fold, then stamped with the time they are asked at.
+        return [dataclasses.replace(s, at=now) for s in self._memo.get(None, self._signals)]
+
+    def _signals(self) -> list[Signal]:
+        now = 0.0  # stamped by signals()
         unhealthy = self.unhealthy()
         out = []
         for name, flag in (
@@ -144,6 +154,7 @@ class Isr:
         }  # fmt: skip
 
     def restore(self, state: dict[str, Any]) -> None:
+        self._memo.clear()
         self._views = {
             (t, int(p)): View(leader, epoch, list(replicas), list(isr), min_isr, news, snap)
             for t, p, leader, epoch, replicas, isr, min_isr, news, snap in state.get("views", [])

@@ -2,9 +2,10 @@
 
 The job asks every detector for its signals after each batch, on each progress event and on
 every tick of the driver's clock (3-4 times a trigger), but a detector's state changes only
-when a batch is folded in. A detector whose signals walk a large window (an election storm's
-leader changes: 228,000 reports in a minute at 20,000 log records/s) computes them once per
-change instead (measured: the driver's ``publish`` spent 0.5-0.7 s a batch in that storm).
+when a batch is folded in. A detector whose signals walk a large window or many partitions
+(an election storm at 20,000 log records/s: 228,000 leader changes in a minute, thousands of
+partitions under-replicated) computes them once per change instead (measured: the driver's
+``publish`` spent 0.5-0.7 s a batch in that storm).
 """
 
 from __future__ import annotations

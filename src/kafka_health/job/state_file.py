@@ -22,8 +22,9 @@ import orjson
 from kafka_health.errors import StateFormatError
 from kafka_health.state_format import check_format, stamped
 
-STATE_FORMAT = 2
-"""The layout of the document this release writes (1: before formats were written)."""
+STATE_FORMAT = 3
+"""The layout of the document this release writes (1: before formats were written; 3: the
+elections detector keeps one entry per election, not every report, and reads 1-2's list)."""
 
 __all__ = ["STATE_FORMAT", "StateFormatError", "read_state", "write_state"]
 

@@ -8,6 +8,7 @@ from detector_support import batch, by_name, event, failed, ok, part
 from kafka_health.config import JobConfig
 from kafka_health.detectors.elections import Elections
 from kafka_health.detectors.incidents import Incidents
+from kafka_health.detectors.isr import Isr
 from kafka_health.detectors.memo import SignalMemo
 from kafka_health.detectors.write_path import WritePath
 from kafka_health.model import Signal, labels
@@ -72,3 +73,18 @@ def test_incident_counts_follow_each_fold() -> None:
     again = Incidents(JobConfig())
     again.restore(d.state())
     assert again.signals(3.0) == d.signals(3.0)
+
+
+def test_isr_signals_follow_each_fold_and_carry_the_time_asked() -> None:
+    d = Isr(JobConfig())
+    d.fold(batch(cluster=[part(T0, "orders", 0, 1, [1, 2, 3])]), 0.0)
+    urp = by_name(d.signals(1.0), "under_replicated_partitions")[labels()]
+    assert urp.value == 0 and urp.at == 1.0
+    d.fold(batch(events=[event("isr_shrink", "1", T0 + 100, topic="orders", partition=0,
+                               isr_after=(1,))]), 2.0)  # fmt: skip
+    urp = by_name(d.signals(3.0), "under_replicated_partitions")[labels()]
+    assert urp.value == 1 and urp.at == 3.0, "a fold's news counts at once"
+    assert by_name(d.signals(4.0), "under_replicated_partitions")[labels()].at == 4.0
+    again = Isr(JobConfig())
+    again.restore(d.state())
+    assert again.signals(5.0) == d.signals(5.0)
