@@ -441,7 +441,15 @@ class MonitorJob:
             for part in pings:
                 part.stop()
             self.publisher.finish(publishing)
-            self.spark.streams.removeListener(self._listener)
+            from py4j.protocol import Py4JError
+
+            try:
+                self.spark.streams.removeListener(self._listener)
+            except (Py4JError, OSError) as exc:
+                # A service manager's stop signals the whole process group: Spark's JVM may
+                # be gone before the driver gets here, and its listener with it.
+                log.info("Spark's JVM stopped first: its progress listener went with it (%s)",
+                         type(exc).__name__)  # fmt: skip
 
     def _broker_pings(self) -> list[BrokerPings]:
         """The driver's pings of every broker (``reachability``), unless turned off: the
