@@ -92,7 +92,7 @@ class Elections:
         self._clock.restore({"latest_ms": state.get("log_clock_ms", 0)})
         self._tally.restore(state)
         if "window" in state:  # formats 1-2 kept every report: [ms, subject, type, t, p, e, ld]
-            self._clock.restore(state["window"])
+            self._clock.restore({"latest_ms": state["window"].get("latest_ms", 0)})
             for ms, _b, _k, topic, partition, epoch, leader in state["window"].get("kept", []):
                 if topic is not None and partition is not None:
                     self._tally.report(topic, int(partition), epoch, leader, int(ms))
