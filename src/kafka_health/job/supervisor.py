@@ -109,11 +109,11 @@ class Supervisor:
 
     def stop_all(self) -> None:
         for slot in self._slots:
-            if slot.query is not None and slot.query.isActive:
-                try:
+            try:  # asking, too: a stop signal to the process group may have ended the JVM
+                if slot.query is not None and slot.query.isActive:
                     slot.query.stop()
-                except Exception as exc:  # stopping is best effort; report and go on
-                    log.warning("stopping query %s: %s", slot.definition.name, exc)
+            except Exception as exc:  # stopping is best effort; report and go on
+                log.warning("stopping query %s: %s", slot.definition.name, exc)
             slot.query = None
 
     @property

@@ -60,6 +60,29 @@ class FakeQuery:
         return self.error
 
 
+class GoneQuery:
+    """A query whose JVM is gone: every call is refused (a stop signal to the group)."""
+
+    @property
+    def isActive(self) -> bool:  # PySpark's name
+        raise ConnectionRefusedError(111, "Connection refused")
+
+    def stop(self) -> None:
+        raise ConnectionRefusedError(111, "Connection refused")
+
+
+def test_stopping_queries_whose_jvm_is_gone_is_logged_not_raised() -> None:
+    queries = iter([GoneQuery(), GoneQuery()])
+    supervisor = Supervisor(
+        [QueryDefinition(name, lambda: next(queries)) for name in ("monitor", "canary")],
+        JobConfig(), JobHealth(clock=lambda: 100.0), lambda: 0.0,
+    )  # fmt: skip
+    supervisor.check_once()  # starts both
+    assert all(isinstance(q, GoneQuery) for q in supervisor.queries.values())
+    supervisor.stop_all()
+    assert supervisor.queries == {"monitor": None, "canary": None}
+
+
 def _terminate_once(error: str) -> JobHealth:
     health = JobHealth(clock=lambda: 100.0)
     queries = iter([FakeQuery(error)])
