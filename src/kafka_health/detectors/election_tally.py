@@ -84,13 +84,7 @@ class ElectionTally:
     def count(self, also: Iterable[Report] = ()) -> tuple[int, Counter[int]]:
         """The number of distinct elections and their count per named new leader, with the
         reports ``also`` (the prober's) counted first, as :func:`distinct_elections` would."""
-        extra: dict[Election, int | None] = {}
-        extra_unepoched: set[Unepoched] = set()
-        for topic, partition, epoch, leader in also:
-            if epoch is None or epoch < 0:
-                extra_unepoched.add((topic, partition, leader))
-            elif extra.get((topic, partition, int(epoch))) is None:
-                extra[(topic, partition, int(epoch))] = leader
+        extra, extra_unepoched = _split(also)
         total, by_leader = len(self._elections), Counter(self._by_leader)
         for key, leader in extra.items():
             kept = self._elections.get(key)
@@ -164,15 +158,7 @@ def distinct_elections(
     (a ZooKeeper controller's "New leader is N") is the same election as one with an epoch for
     the same partition and leader, else an election of its own.
     """
-    with_epoch: dict[tuple[str, int, int], int | None] = {}
-    without: set[tuple[str, int, int | None]] = set()
-    for topic, partition, epoch, leader in reports:
-        if epoch is None or epoch < 0:
-            without.add((topic, partition, leader))
-            continue
-        key = (topic, partition, int(epoch))
-        if with_epoch.get(key) is None:
-            with_epoch[key] = leader
+    with_epoch, without = _split(reports)
     out: dict[tuple[str, int, int | None, int | None], int | None] = {
         (t, p, e, None): leader for (t, p, e), leader in with_epoch.items()
     }
@@ -185,3 +171,16 @@ def distinct_elections(
         if not known:
             out[(topic, partition, None, leader)] = leader
     return out
+
+
+def _split(reports: Iterable[Report]) -> tuple[dict[Election, int | None], set[Unepoched]]:
+    """The elections the reports with an epoch name, each with the first leader a report
+    names (None when none does), and the reports without an epoch."""
+    with_epoch: dict[Election, int | None] = {}
+    without: set[Unepoched] = set()
+    for topic, partition, epoch, leader in reports:
+        if epoch is None or epoch < 0:
+            without.add((topic, partition, leader))
+        elif with_epoch.get((topic, partition, int(epoch))) is None:
+            with_epoch[(topic, partition, int(epoch))] = leader
+    return with_epoch, without

@@ -89,12 +89,12 @@ class Elections:
 
     def restore(self, state: dict[str, Any]) -> None:
         self._memo.clear()
-        self._clock.restore({"latest_ms": state.get("log_clock_ms", 0)})
+        old = state.get("window", {})  # formats 1-2 kept every report: [ms, b, type, t, p, e, ld]
+        clock_ms = state.get("log_clock_ms", old.get("latest_ms", 0))
+        self._clock.restore({"latest_ms": clock_ms})
         self._tally.restore(state)
-        if "window" in state:  # formats 1-2 kept every report: [ms, subject, type, t, p, e, ld]
-            self._clock.restore({"latest_ms": state["window"].get("latest_ms", 0)})
-            for ms, _b, _k, topic, partition, epoch, leader in state["window"].get("kept", []):
-                if topic is not None and partition is not None:
-                    self._tally.report(topic, int(partition), epoch, leader, int(ms))
+        for ms, _b, _k, topic, partition, epoch, leader in old.get("kept", []):
+            if topic is not None and partition is not None:
+                self._tally.report(topic, int(partition), epoch, leader, int(ms))
         self._epochs = {(t, int(p)): [int(e), int(at)] for t, p, e, at in state.get("epochs", [])}
         self._seen = [list(s) for s in state.get("seen", [])]
