@@ -2,7 +2,7 @@
 the same cached static backlog as ``batch_static.py`` (no Kafka, no trigger): the floor under
 issue 14's ratio to the no-work read.
 
-    .venv/bin/python benchmarks/operation_costs.py [--seconds 8] [--runs 6] [NAME ...]
+    .venv/bin/python benchmarks/operation_costs.py [--seconds 8] [--runs 6] [--storm] [NAME ...]
 
 Each operation is grouped by its result (one small aggregation, as the job's batch ends), run
 ``--runs`` times; the fastest run is reported as records/s and as microseconds of core time a
@@ -71,6 +71,17 @@ def operations(frame: Any, messages: Any) -> dict[str, Callable[[], Any]]:
         "the job's batch plan, the other records": lambda: job_batch.driver_rows(
             job_batch.parsed_stream(_split(frame, config)[1], config)
         ),
+        # The gated records' parse cut short: Spark prunes the expressions nothing counted
+        # reads, so each counts what the parse costs up to that column.
+        "the records a gate passes (x8): the parse, counted by outcome": lambda: _gated_by(
+            frame, config, "outcome"
+        ),
+        "the records a gate passes (x8): the parse up to event_ms": lambda: _gated_by(
+            frame, config, "event_ms"
+        ),
+        "the records a gate passes (x8): the parse and the driver's columns": lambda: _gated_by(
+            frame, config, "g_record"
+        ),
         "24 stages passing 30 columns, 25 of them null": lambda: _stages(frame, 24, 25),
         "24 stages passing 5 columns and a null struct of 25": (
             lambda: _struct_stages(frame, 24, 25)
@@ -110,6 +121,17 @@ def _split(frame: Any, config: Any) -> tuple[Any, Any]:
     split = (copies.repartition(2).cache(), frame.where(~(is_log & passes)).cache())
     _SPLITS[id(frame)] = split
     return split
+
+
+def _gated_by(frame: Any, config: Any, column: str) -> Any:
+    """The gated records (:func:`_split`) through the job's parse, counted by a hash of
+    ``column`` (a few groups, so the aggregation costs nothing)."""
+    from pyspark.sql import functions as F
+
+    from kafka_health.job import batch as job_batch
+
+    parsed = job_batch.parsed_stream(_split(frame, config)[0], config)
+    return parsed.groupBy(F.length(F.col(column).cast("string")) % 7).count()
 
 
 def _split_counts(frame: Any, names: list[str]) -> dict[str, int]:
@@ -170,6 +192,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=int, default=8, help="seconds of backlog")
     parser.add_argument("--runs", type=int, default=6)
+    parser.add_argument("--storm", action="store_true", help="log lines in the storm's mix")
     parser.add_argument("names", nargs="*", help="operations to run (default: all)")
     args = parser.parse_args()
     from pyspark.sql import functions as F
@@ -179,7 +202,7 @@ def main() -> None:
     from kafka_health.spark import build_spark_session
 
     spark = build_spark_session(MonitorConfig().spark)
-    rows = backlog_rows(args.seconds)
+    rows = backlog_rows(args.seconds, args.storm)
     frame = spark.createDataFrame(rows, KAFKA_COLUMNS).repartition(2).cache()
     records = frame.count()
     message = F.get_json_object(F.col("value").cast("string"), "$.message")

@@ -17,10 +17,11 @@ The canary topic lives on the monitored cluster and is read by a second query
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+import orjson
 
 from kafka_health.config import MonitorConfig
 from kafka_health.detectors.inputs import (
@@ -39,7 +40,7 @@ from kafka_health.job.schemas import PROBE_DDL, PROBE_SCHEMA_ID
 from kafka_health.parsing.envelope import VALUE_KEPT_MIN_BYTES
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame
+    from pyspark.sql import Column, DataFrame
 
 # Event types some detector reads; every other event is counted, then dropped in Spark.
 DETECTED_TYPES = tuple(
@@ -56,12 +57,16 @@ DETECTED_TYPES = tuple(
 # A canary outcome or cluster-state record is a few hundred bytes; a bigger one is not ours.
 # (The parse keeps at least this much of every raw value: envelope.VALUE_KEPT_MIN_BYTES.)
 OWN_RECORD_MAX_BYTES = VALUE_KEPT_MIN_BYTES
-GROUP_COLUMNS = (
-    "tag", "payload", "outcome", "reason", "type", "broker_id", "log_kind", "partition", "offset",
-)  # fmt: skip
-"""``partition`` and ``offset``: of the canary's and the prober's records and of events only
-(each its own group, a few per second), so one that is rejected is dead-lettered with its
-source offset."""
+GROUP_COLUMNS = ("tag", "outcome", "reason", "type", "broker_id", "log_kind")
+"""The tally's groups: a few per broker and log kind. The records the driver reads (events of
+the detected types, the canary's outcomes, the cluster-state records) ride in their group as a
+list (``records``), each with its source partition and offset, so one that is rejected is
+dead-lettered with its source offset. A group per record made an election storm's every event
+a key of the hash aggregation, shuffled and collected as a row of its own: 11 % of an event's
+cost in Spark, and a Python ``Row`` apiece on the driver (BENCHMARKS.md)."""
+RECORD_SEPARATOR = "\x01"
+"""Between a listed record's partition, offset and payload (``partition\x01offset\x01payload``;
+the two numbers hold no separator, so the payload may)."""
 EVENT_COLUMNS = (
     "type", "broker_id", "event_ms", "topic", "partition", "leader", "leader_epoch", "isr_after",
     "pause_s", "subject_broker_id", "session_timeout_ms",
@@ -237,35 +242,44 @@ def with_driver_columns(parsed: DataFrame, config: MonitorConfig) -> DataFrame:
     )
     own = topic.isin(topics.canary_results, topics.cluster_state) & (size <= OWN_RECORD_MAX_BYTES)
     is_event = is_log & (F.col("outcome") == "event") & F.col("type").isin(*DETECTED_TYPES)
-    event_json = F.to_json(F.struct(*EVENT_COLUMNS))
+    event_json = F.when(is_event, F.to_json(F.struct(*EVENT_COLUMNS)))
     return parsed.select(
         "*",
         F.when(is_event, "event")
         .when(own & (topic == topics.canary_results), "outcome")
         .when(own, "cluster")
         .alias("g_tag"),
-        F.when(is_event, event_json)
-        .when(own, F.col("source_value").cast("string"))
-        .alias("g_payload"),
         *[
             F.when(is_log, F.col(c)).alias(f"g_{c}")
             for c in ("outcome", "reason", "type", "broker_id")
         ],
         F.when(is_log, F.col("kind")).alias("g_log_kind"),
         F.when(is_log, F.col("n_lines")).alias("g_lines"),
-        F.when(own | is_event, F.col("source_partition")).alias("g_partition"),
-        F.when(own | is_event, F.col("source_offset")).alias("g_offset"),
+        F.when(is_event | own, _listed_record(event_json, F.col("source_value"))).alias("g_record"),
         F.when(is_log & is_dead_letter(config.parsing.dead_letter), 1).otherwise(0).alias("g_dead"),
         is_log.alias("g_is_log"),
     )
 
 
+def _listed_record(event: Column, own_value: Column) -> Column:
+    """``partition\x01offset\x01payload`` (:data:`RECORD_SEPARATOR`), the payload ``event`` or
+    else ``own_value`` as text; null without either (an own topic's record with no value),
+    which the group's list leaves out."""
+    from pyspark.sql import functions as F
+
+    numbers = [F.coalesce(F.col(c).cast("string"), F.lit("")) for c in
+               ("source_partition", "source_offset")]  # fmt: skip
+    payload = F.coalesce(event, own_value.cast("string"))
+    return F.concat(numbers[0], F.lit(RECORD_SEPARATOR), numbers[1], F.lit(RECORD_SEPARATOR),
+                    payload)  # fmt: skip
+
+
 def driver_rows(batch: DataFrame) -> DataFrame:
     """The rows of one batch of :func:`parsed_stream` the driver needs, in one aggregation
     (one Spark job, one scan of the batch; see the module docstring) over the columns of
-    :func:`with_driver_columns`: ``tag``, ``payload``, ``outcome``, ``reason``, ``type``,
-    ``broker_id``, ``log_kind``, and per group the number of ``entries``, their ``lines`` and
-    ``dead_letters``."""
+    :func:`with_driver_columns`: ``tag``, ``outcome``, ``reason``, ``type``, ``broker_id``,
+    ``log_kind``, and per group the number of ``entries``, their ``lines``, ``dead_letters``
+    and the ``records`` it lists (:data:`GROUP_COLUMNS`)."""
     from pyspark.sql import functions as F
 
     return (
@@ -275,6 +289,7 @@ def driver_rows(batch: DataFrame) -> DataFrame:
             F.count(F.lit(1)).alias("entries"),
             F.sum("g_lines").alias("lines"),
             F.sum("g_dead").alias("dead_letters"),
+            F.collect_list("g_record").alias("records"),
         )
     )
 
@@ -285,47 +300,62 @@ def decode_rows(rows: Iterable[Any], now_ms: int | None = None) -> Decoded:
     (:func:`kafka_health.job.own_records.check`, timestamps against ``now_ms`` when given)
     and the ones rejected listed with their reason."""
     out = Decoded()
-    b = out.batch
     streams: dict[tuple[str, str], int] = {}
     counts: dict[tuple[str | None, str | None, str | None], list[int]] = {}
     for row in rows:
-        tag, payload = row[0], row[1]
-        copies, partition, offset = 1, None, None
-        if len(row) > 2:
-            outcome, reason, type_, broker, log_kind, partition, offset = row[2:9]
-            entries, lines, dead = row[9:12]
-            copies = int(entries or 0)
-            if tag in (None, "event"):  # a broker-log row: counted
-                if broker is not None and log_kind is not None:
-                    streams[(broker, log_kind)] = streams.get((broker, log_kind), 0) + copies
-                total = counts.setdefault((outcome, reason, type_), [0, 0, 0])
-                total[0] += copies
-                total[1] += int(lines or 0)
-                total[2] += int(dead or 0)
-        if tag is None or payload is None:
+        if len(row) == 2:  # the canary query's (tag, payload)
+            _take(out, row[0], row[1], None, None, now_ms)
             continue
-        if tag in SCHEMAS:
-            record, why = check(tag, payload, now_ms)
-            if record is None:
-                out.rejected.extend([Rejected(tag, why, partition, offset, payload)] * copies)
-                continue
-        else:
-            try:
-                record = json.loads(payload)
-            except ValueError:  # Spark wrote it; a batch must not fail on one all the same
-                out.rejected.extend(
-                    [Rejected(tag, "not_json", partition, offset, payload)] * copies
-                )
-                continue
-            why = check_event(record, now_ms) if tag == "event" else ""
-            if why:
-                out.rejected.extend([Rejected(tag, why, partition, offset, payload)] * copies)
-                continue
-        for _ in range(copies):  # identical records stay as many as they were
-            _append(b, tag, record)
-    b.streams.extend(LogStream(broker, kind, n) for (broker, kind), n in streams.items())
+        tag, outcome, reason, type_, broker, log_kind, entries, lines, dead, records = row
+        if tag in (None, "event"):  # a broker-log group: counted
+            copies = int(entries or 0)
+            if broker is not None and log_kind is not None:
+                streams[(broker, log_kind)] = streams.get((broker, log_kind), 0) + copies
+            total = counts.setdefault((outcome, reason, type_), [0, 0, 0])
+            total[0] += copies
+            total[1] += int(lines or 0)
+            total[2] += int(dead or 0)
+        if tag is None:
+            continue
+        for listed in records or ():
+            partition, offset, payload = listed.split(RECORD_SEPARATOR, 2)
+            _take(out, tag, payload, _number(partition), _number(offset), now_ms)
+    out.batch.streams.extend(LogStream(broker, kind, n) for (broker, kind), n in streams.items())
     out.counts.extend(ParseCount(*key, *totals) for key, totals in counts.items())
     return out
+
+
+def _number(text: str) -> int | None:
+    return int(text) if text else None
+
+
+def _take(
+    out: Decoded,
+    tag: str | None,
+    payload: str | None,
+    partition: int | None,
+    offset: int | None,
+    now_ms: int | None,
+) -> None:
+    """One record of kind ``tag`` into ``out``: checked, then a detector input or rejected."""
+    if tag is None or payload is None:
+        return
+    if tag in SCHEMAS:
+        record, why = check(tag, payload, now_ms)
+        if record is None:
+            out.rejected.append(Rejected(tag, why, partition, offset, payload))
+            return
+    else:
+        try:
+            record = orjson.loads(payload)
+        except orjson.JSONDecodeError:  # Spark wrote it; a batch must not fail on one anyway
+            out.rejected.append(Rejected(tag, "not_json", partition, offset, payload))
+            return
+        why = check_event(record, now_ms) if tag == "event" else ""
+        if why:
+            out.rejected.append(Rejected(tag, why, partition, offset, payload))
+            return
+    _append(out.batch, tag, record)
 
 
 def _append(b: Batch, tag: str, d: dict[str, Any]) -> None:

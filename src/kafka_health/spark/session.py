@@ -65,6 +65,10 @@ OPTIONS_REDACTION_REGEX = r"(?i)url|jaas|password|secret|token"
 """Spark SQL's default for data source options (``url``) plus the secrets' names."""
 
 
+LISTED_GROUPS_MAX = 65_536
+"""Groups the batch's aggregation keeps hashed before it sorts (see :func:`spark_conf`)."""
+
+
 def spark_conf(config: SparkConfig) -> dict[str, str]:
     """Every Spark setting the factory applies, as plain strings (testable without Spark)."""
     log_config = resources.files("kafka_health.spark").joinpath("log4j2.properties")
@@ -83,6 +87,11 @@ def spark_conf(config: SparkConfig) -> dict[str, str]:
         # not ICU: ICU's case mapping was 5 % of the job's CPU on a backlog (JFR); the values
         # are ASCII names, which both map alike.
         "spark.sql.icu.caseMappings.enabled": "false",
+        # The batch's aggregation lists its records per (tag, outcome, reason, type, broker, log
+        # kind) group (job/batch.driver_rows), more than Spark's 128 groups at 200 brokers;
+        # past the threshold, Spark sorts the rest of the input instead of hashing it. The
+        # lists hold what the driver collects anyway, so the groups' memory is the batch's.
+        "spark.sql.objectHashAggregate.sortBased.fallbackThreshold": str(LISTED_GROUPS_MAX),
         "spark.driver.extraJavaOptions": java_options,
         "spark.executor.extraJavaOptions": java_options,
         "spark.executorEnv.PYSPARK_PYTHON": os.environ.get("PYSPARK_PYTHON", sys.executable),

@@ -5,21 +5,32 @@ from __future__ import annotations
 import json
 
 from kafka_health.detectors.inputs import LogStream
-from kafka_health.job.batch import ParseCount, decode_rows
+from kafka_health.job.batch import RECORD_SEPARATOR, ParseCount, decode_rows
 from kafka_health.job.schemas import CLUSTER_STATE_SCHEMA_ID, RESULT_SCHEMA_ID
 
 
 def log_row(outcome: str, reason: str | None, type_: str | None, broker: str | None,
             kind: str | None, entries: int, lines: int, dead: int = 0,
             event: dict[str, object] | None = None) -> tuple[object, ...]:  # fmt: skip
-    """A row of driver_rows for broker-log lines (an event's payload when ``event``)."""
-    tag, payload = ("event", json.dumps(event)) if event else (None, None)
-    return (tag, payload, outcome, reason, type_, broker, kind, None, None, entries, lines, dead)
+    """A group of driver_rows for broker-log lines (listing ``entries`` copies of ``event``)."""
+    tag, records = ("event", [listed(0, 0, json.dumps(event))] * entries) if event else (None, [])
+    return (tag, outcome, reason, type_, broker, kind, entries, lines, dead, records)
+
+
+def listed(partition: int | None, offset: int | None, payload: str) -> str:
+    """A record as driver_rows lists it in its group."""
+    numbers = ["" if n is None else str(n) for n in (partition, offset)]
+    return RECORD_SEPARATOR.join([*numbers, payload])
 
 
 def record_row(tag: str, entries: int = 1, offset: int = 0, **fields: object) -> tuple[object, ...]:
-    """A canary outcome or cluster-state record as driver_rows groups it (with its offset)."""
-    return (tag, json.dumps(fields), None, None, None, None, None, 0, offset, entries, None, 0)
+    """A group of canary outcomes or cluster-state records as driver_rows lists them: ``entries``
+    copies of one record at ``offset``."""
+    return own_row(tag, [listed(0, offset, json.dumps(fields))] * entries)
+
+
+def own_row(tag: str, records: list[str]) -> tuple[object, ...]:
+    return (tag, None, None, None, None, None, len(records), None, 0, records)
 
 
 def test_the_groups_give_both_the_parse_counts_and_the_streams_seen() -> None:
@@ -134,8 +145,7 @@ def test_records_a_detector_cannot_trust_are_rejected_with_their_reason_and_offs
         "negative_latency ": record_row("outcome", offset=4, **{**ok, "done_ms": NOW_MS - 900}),
         "wrong_type": record_row("outcome", offset=5, **{**ok, "latency_s": "fast"}),
         "wrong_type ": record_row("outcome", offset=6, **{**ok, "partition": True}),
-        "wrong_type  ": ("outcome", json.dumps(ok).replace('0.01', 'NaN'), None, None, None,
-                         None, None, 0, 7, 1, None, 0),
+        "wrong_type  ": own_row("outcome", [listed(0, 7, json.dumps(ok).replace("0.01", "NaN"))]),
         "wrong_type   ": record_row("cluster", offset=8, **{**snapshot, "isr": ["1"]}),
         "wrong_type    ": record_row("cluster", offset=9, **{**snapshot, "snapshot_ms": "x"}),
         "missing_field": record_row("cluster", offset=10, **{**snapshot, "snapshot_ms": None}),
@@ -166,3 +176,16 @@ def test_an_event_from_the_future_is_rejected_not_folded_in() -> None:
     assert [e.event_ms for e in decoded.batch.events] == [NOW_MS]
     assert [(r.tag, r.reason) for r in decoded.rejected] == [("event", "future_timestamp")]
     assert sum(c.entries for c in decoded.counts) == 2, "still counted as parsed entries"
+
+
+def test_a_listed_records_payload_may_hold_the_separator_and_its_numbers_may_be_missing() -> None:
+    """Only the partition and the offset are split off: a payload is whatever the topic held."""
+    ok = {"schema": RESULT_SCHEMA_ID, "partition": 0, "seq": 1, "send_ms": 5, "outcome": "ok"}
+    odd = json.dumps({**ok, "error": f"a{RECORD_SEPARATOR}b"}, ensure_ascii=False)
+    decoded = decode_rows([
+        own_row("outcome", [listed(None, None, odd), listed(2, 40, f"not{RECORD_SEPARATOR}json")]),
+    ])  # fmt: skip
+    assert [o.error for o in decoded.batch.outcomes] == [f"a{RECORD_SEPARATOR}b"]
+    assert [(r.partition, r.offset, r.payload) for r in decoded.rejected] == [
+        (2, 40, f"not{RECORD_SEPARATOR}json")
+    ]
