@@ -3,11 +3,11 @@
 Spark reads the monitor's own topics in one query whose plan decodes and parses each record
 once (Spark built-in functions only, :mod:`kafka_health.parsing`; the plan is built once, when
 the query starts: :func:`parsed_stream`, with the group columns of
-:func:`with_driver_columns`). Per batch, one aggregation (:func:`driver_rows`) drops the lines
-that are not events and leaves a small DataFrame of ``(tag, payload)`` rows: canary outcomes
-and cluster-state records as they were written (checked on the driver), events of the types
-detectors read, and one tally per (outcome, reason, type, broker, log kind), from which the
-driver takes both the parse counts and the (broker, log kind) streams seen. One ``collect``
+:func:`with_driver_columns`). Per batch, one aggregation (:func:`driver_rows`) leaves one
+row per (tag, outcome, reason, type, broker, log kind): its counts, from which the driver takes
+both the parse counts and the (broker, log kind) streams seen, and the records it lists (events
+of the types detectors read, canary outcomes and cluster-state records as they were written,
+checked on the driver); the other lines are only counted. One ``collect``
 brings them to the driver, where :func:`decode_rows` turns them into a
 :class:`~kafka_health.detectors.inputs.Batch`.
 
