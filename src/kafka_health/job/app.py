@@ -78,8 +78,12 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 QUERY = MONITOR_QUERY
-SPLIT_RECORDS = 10_000
-"""The monitor query's source reads an offset range of more records in pieces of this many."""
+SPLIT_RECORDS = 5_000
+"""The monitor query's source reads an offset range of more records in equal pieces of at most
+this many (Spark's ``maxRecordsPerPartition``). A backlog's pieces are its tasks, each started
+on whichever slot is free, so the slots finish within about one piece of each other (a quarter
+of a second of one core). Each piece costs 10-20 ms more of a core (its reader, its copy of
+the generated stages); pieces of 2,500, a task each, were no faster (BENCHMARKS.md)."""
 BACKLOG_RECORDS = 20_000
 """A batch of at least this many records runs on every core (about 1 s of one core's work).
 Lower (2,000, ranges in pieces of 1,000) did not shorten the sustained benchmark's batches at
@@ -88,15 +92,19 @@ CANARY_QUERY_TASKS = 1
 """Task slots the canary query's read may hold (blocked on a dead leader) at a time."""
 
 
-def batch_tasks(ranges: Iterable[OffsetRange], slots: int, idle_tasks: int) -> int:
-    """Tasks for a batch reading ``ranges``: ``idle_tasks`` for a small one, every one of the
-    ``slots`` for one of BACKLOG_RECORDS or more, or one reading a new partition from its
-    start (its size unknown)."""
+def batch_tasks(ranges: Iterable[OffsetRange], idle_tasks: int) -> int | None:
+    """Tasks for a batch reading ``ranges``: ``idle_tasks`` for a small one; None (a task per
+    piece of the source, on every slot) for one of BACKLOG_RECORDS or more, or one reading a
+    new partition from its start (its size unknown).
+
+    A backlog is not coalesced: Spark's ``coalesce`` groups the pieces by their position, not
+    their size, and gave one of two slots 30,000 records of a 42,441-record storm batch, the
+    other 12,441 (the other slot then idle for 0.8 s of the 1.4 s collect, BENCHMARKS.md)."""
     records, unknown = 0, False
     for r in ranges:
         unknown = unknown or r.start < 0
         records += r.size if r.start >= 0 else 0
-    return slots if unknown or records >= BACKLOG_RECORDS else idle_tasks
+    return None if unknown or records >= BACKLOG_RECORDS else idle_tasks
 
 
 class SignalSink(Protocol):
@@ -149,8 +157,7 @@ class MonitorJob:
         # A backlog (a storm's burst, a restart's catch-up) is read and parsed by every core:
         # the source splits an offset range of more than SPLIT_RECORDS into pieces and
         # such a batch is not coalesced (measured: one task held the whole 323,402-record
-        # backlog of `bench throughput` on one of the two cores).
-        self._slots = slots
+        # backlog of `bench throughput` on one of the two cores): batch_tasks.
         self._publish_lock = threading.Lock()
         self.publisher = Publisher(self.publish)
         self._state_lock = threading.Lock()
@@ -243,7 +250,8 @@ class MonitorJob:
         # foreachBatch the executed RDD of the query's plan), so this plans in milliseconds
         # and reads and parses the batch once; dead letters (rare) read it again.
         with timer.step("plan"):
-            rows = driver_rows(batch.coalesce(self._tasks_for(batch_id)))
+            tasks = self._tasks_for(batch_id)
+            rows = driver_rows(batch if tasks is None else batch.coalesce(tasks))
         culprits: list[Culprit] = []
         with timer.step("collect"):
             try:
@@ -274,14 +282,15 @@ class MonitorJob:
             self.publisher.soon()
         self.health.on_steps(QUERY, timer.seconds)
 
-    def _tasks_for(self, batch_id: int) -> int:
-        """Tasks for batch ``batch_id``: one per core less the canary query's at idle, every
-        core for a backlog of at least BACKLOG_RECORDS (its size from the offset log)."""
+    def _tasks_for(self, batch_id: int) -> int | None:
+        """Tasks for batch ``batch_id``: one per core less the canary query's at idle, a task
+        per source piece (on every core) for a backlog of at least BACKLOG_RECORDS (its size
+        from the offset log)."""
         try:
             ranges = batch_ranges(self.checkpoint, batch_id, self.own_topics())
         except (OSError, ValueError):  # no offset log to read (a test's batch): the default
             return self._parallelism
-        return batch_tasks(ranges, self._slots, self._parallelism)
+        return batch_tasks(ranges, self._parallelism)
 
     def _save(self) -> None:
         """Save the detectors' state with each query's last batch id (both queries call it)."""
