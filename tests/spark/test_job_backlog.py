@@ -30,11 +30,16 @@ def test_a_backlog_read_in_pieces_counts_every_record_and_event_once(
                         "with message format version 2 (kafka.log.UnifiedLog$)"), 0)
         for i in range(ordinary)
     ]  # fmt: skip
+
+    def full_gc(at: int) -> tuple[bytes, bytes, int]:
+        line = (f"[{gc_stamp(t0 + at)}][43.803s][info][gc             ] GC({at}) Pause Full "
+                "(G1 Compaction Pause) 450M->280M(512M) 1200.000ms")  # fmt: skip
+        return (b"1", envelope("1", "gc", line), 0)
+
     # A Full GC in the first piece, one in the middle of the range and one at its very end.
-    for at in (3, ordinary // 2, ordinary):
-        gc = (f"[{gc_stamp(t0 + at)}][43.803s][info][gc             ] GC({at}) Pause Full "
-              "(G1 Compaction Pause) 450M->280M(512M) 1200.000ms")  # fmt: skip
-        logs.insert(at, (b"1", envelope("1", "gc", gc), 0))
+    logs.insert(3, full_gc(3))
+    logs.insert(ordinary // 2, full_gc(ordinary // 2))
+    logs.append(full_gc(ordinary))
     produce(config, config.topics.broker_logs, logs)
 
     job = MonitorJob(spark, config)
