@@ -163,7 +163,7 @@ def _stages(frame: Any, stages: int, empty: int) -> Any:
     for k in range(stages):
         name = names[k % empty]
         df = df.withColumn(name, F.when(F.col("partition") < 0, F.concat(name, F.lit("x"))))
-        df = end_stage(df, f"pass_{k}")
+        df = end_stage(df)
     return df.groupBy("topic").agg(*[F.max(name) for name in names])
 
 
@@ -184,7 +184,7 @@ def _struct_stages(frame: Any, stages: int, fields: int) -> Any:
         name = names[k % fields]
         grown = F.col("s").withField(name, F.concat(F.col("s")[name], F.lit("x")))
         df = df.withColumn("s", F.when(F.col("partition") < 0, grown))
-        df = end_stage(df, f"pass_{k}")
+        df = end_stage(df)
     return df.groupBy("topic").agg(*[F.max(F.col("s")[name]) for name in names])
 
 

@@ -119,3 +119,22 @@ def test_a_batch_of_every_family_runs_with_codegen_fallback_off(spark: Any) -> N
         spark.conf.set("spark.sql.codegen.fallback", before)
     assert sum(r["entries"] for r in rows) == len(values)
     assert {r["type"] for r in rows if r["tag"] == "event"} >= {"isr_shrink"}, rows
+
+
+def test_the_stage_boundaries_keep_every_partition_as_it_is(spark: Any) -> None:
+    """The boundaries between the stages (``spark/stages.end_stage``: a ``coalesce`` to more
+    partitions than a plan has) end a stage each and move no row: a 3-partition read stays
+    3 partitions of the same sizes through the whole parse."""
+    config = MonitorConfig()
+    topic = config.topics.broker_logs
+    line = "[2026-11-24 10:00:00,123] INFO ordinary line {} (kafka.log.LocalLog)"
+    rows = [(None, line.format(i).encode(), topic, 0, i, None, 0) for i in range(30)]
+    records = spark.createDataFrame(spark.sparkContext.parallelize(rows, 3), KAFKA_COLUMNS)
+    parsed = parsed_stream(records, config)
+    plan = parsed._jdf.queryExecution().executedPlan()
+    boundaries = plan.toString().count("Coalesce 1048576")
+    # a stage between each two (but the JSON read's projection, which has no generated code)
+    assert boundaries >= 20 and len(codegen_stages(plan)) >= boundaries, plan.toString()
+    sizes_in = records.rdd.glom().map(len).collect()
+    assert len(sizes_in) == 3 and sum(sizes_in) == 30
+    assert parsed.rdd.glom().map(len).collect() == sizes_in

@@ -202,7 +202,7 @@ def decode_records(records: DataFrame, config: ParsingConfig | None = None) -> D
         "_size": size, "_text": text, "source_value_bytes": size,
         "source_value": kept_value(value, size, config),
     })  # fmt: skip
-    df = end_stage(df, "decode_text")
+    df = end_stage(df)
     t = F.col("_text")
     pre_bad = (
         F.when(F.col("_size") == 0, "empty")
@@ -212,17 +212,17 @@ def decode_records(records: DataFrame, config: ParsingConfig | None = None) -> D
     )
     is_json = F.ltrim(t).startswith("{")
     df = df.withColumns({"_pre_bad": pre_bad, "_is_json": is_json})
-    df = end_stage(df, "decode_check")
+    df = end_stage(df)
     # from_json alone in its stage: it has no generated code, so its projection runs outside
     # whole-stage codegen, and every expression beside it with it.
     doc = F.when(F.col("_pre_bad").isNull() & F.col("_is_json"), parse_doc(F.col("_text"), fields))
-    df = end_stage(df.withColumn("_doc", doc), "decode_json")
+    df = end_stage(df.withColumn("_doc", doc))
     d = F.col("_doc")
     parsed_ok = d.isNotNull() & d.getField(BAD_JSON).isNull()
     is_json_ok = F.col("_is_json") & parsed_ok
     # Its own column: the message is read four times below, and each read parses JSON again.
     df = df.withColumn("_json_message", first_path(d, fields.message, layouts=True))
-    df = end_stage(df, "decode_json_message")
+    df = end_stage(df)
     json_message = F.col("_json_message")
     message = (
         F.when(F.col("_pre_bad").isNotNull(), F.lit(None).cast("string"))
@@ -251,7 +251,7 @@ def decode_records(records: DataFrame, config: ParsingConfig | None = None) -> D
     file_parts = [
         F.when(is_json_ok, first_path(d, part)) for part in chunks(fields.file, PATHS_PER_STAGE)
     ]
-    df = coalesce_in_stages(df, "file", file_parts, "decode_file")
+    df = coalesce_in_stages(df, "file", file_parts)
     broker_id = F.coalesce(F.when(is_json_ok, first_path(d, fields.broker_id)), key_broker)
     df = df.withColumn("broker_id", broker_id)
     host = F.coalesce(F.when(is_json_ok, first_path(d, fields.host)), key_host)
@@ -259,7 +259,7 @@ def decode_records(records: DataFrame, config: ParsingConfig | None = None) -> D
     kind = F.coalesce(
         F.lower(F.when(is_json_ok, first_path(d, fields.kind))), kind_from_file(F.col("file"))
     )
-    df = end_stage(df.withColumn("kind", kind), "decode_kind")
+    df = end_stage(df.withColumn("kind", kind))
     df = df.withColumns({
         "envelope": F.when(is_json_ok, envelope_name(d)).when(
             F.col("_pre_bad").isNull() & ~F.col("_is_json"), "raw"

@@ -297,7 +297,7 @@ def parse_entries(
     # A JSON layout's entry is read as the default layout's text (only entries that start
     # with "{" meet get_json_object).
     df = with_layout_text(df, message, "_text")
-    df = end_stage(df, "parse_layout")
+    df = end_stage(df)
     text_col = F.col("_text")
     # Every pattern runs on bounded text: the first line cut to scan_chars, and the first
     # scan_chars of the entry. A 1 MB line costs no more than its first 16 KB.
@@ -326,7 +326,7 @@ def parse_entries(
     df = df.withColumns(
         {"_head": head, "_body": body, "_family": family, "_bad": bad, "_len": octets}
     )
-    df = end_stage(df, "parse_head").drop("_text", *([] if keep_message else ["message"]))
+    df = end_stage(df).drop("_text", *([] if keep_message else ["message"]))
     h, b, fam = F.col("_head"), F.col("_body"), F.col("_family")
     is_start = _default_layout(h) | h.rlike(P.ENTRY_START)
     continued = F.coalesce(_column_or_null(df, "continued", "boolean"), F.lit(False))
@@ -370,7 +370,7 @@ def parse_entries(
              for family, gate in gates.items() if gate.searched or gate.words]
         )  # fmt: skip
     df = df.withColumn("_maybe", maybe_col)
-    df = end_stage(df, "parse_trigger")
+    df = end_stage(df)
     maybe = F.col("_maybe")
     if values_for_dead_letters_only:
         df = _without_what_ordinary_lines_no_longer_need(df)
@@ -384,7 +384,7 @@ def parse_entries(
         ))
         for chunk in chunks(numbered, MATCH_CHUNK)
     ]  # fmt: skip
-    df = coalesce_in_stages(df, "_pid", matches, "parse_match", "int")
+    df = coalesce_in_stages(df, "_pid", matches, "int")
     pid_col = F.col("_pid")
     unmatched = maybe & pid_col.isNull()
     suspects = [
@@ -394,7 +394,7 @@ def parse_entries(
         ))
         for chunk in chunks(numbered, TRIGGER_CHUNK)
     ]  # fmt: skip
-    df = coalesce_in_stages(df, "_suspect", suspects, "parse_suspect")
+    df = coalesce_in_stages(df, "_suspect", suspects)
 
     # One regexp_replace per pattern (only the matching one runs) turns the entry into
     # "name\x02value\x01name\x02value..." of its named groups: one small expression per
@@ -406,10 +406,10 @@ def parse_entries(
         if template
     ]
     picks = [_pick(pid_col, part) for part in chunks(cases, GROUPS_CHUNK)]
-    df = coalesce_in_stages(df, "_extracted", picks, "parse_groups")
+    df = coalesce_in_stages(df, "_extracted", picks)
     extracted = F.col("_extracted")
     df = df.withColumn("_groups", F.str_to_map(extracted, F.lit("\x01"), F.lit("\x02")))
-    df = end_stage(df, "parse_groups")
+    df = end_stage(df)
     names = sorted({n for p in patterns for n in p.group_index()})
 
     def g(name: str) -> Column:
@@ -503,9 +503,9 @@ def parse_entries(
         "session_timeout_ms": _int(g("session_timeout")),
     }
     names_in_order = list(fields)
-    for k, part in enumerate(chunks(names_in_order, FIELDS_CHUNK)):
+    for part in chunks(names_in_order, FIELDS_CHUNK):
         df = df.withColumns({name: fields[name] for name in part})
-        df = end_stage(df, f"parse_fields_{k}")
+        df = end_stage(df)
     df = df.withColumn(
         "event_ms",
         F.when(

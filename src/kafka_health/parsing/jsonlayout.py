@@ -119,7 +119,7 @@ def with_layout_text(df: DataFrame, text: Column, out: str) -> DataFrame:
     # In a stage of their own (two when HotSpot left methods over 8 KB interpreted; the
     # session's JIT_OPTIONS has it compile them).
     df = df.withColumns({f"_jl_{k}": F.when(is_json, _first(text, paths[k])) for k in paths})
-    df = end_stage(df, "parse_layout_fields")
+    df = end_stage(df)
     c = {k: F.col(f"_jl_{k}") for k in paths}
     epoch_stamp = c["stamp"].rlike(EPOCH_DIGITS)
     millis = F.coalesce(

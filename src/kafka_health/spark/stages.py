@@ -7,11 +7,15 @@ plan is new each batch, it tries (and fails) to compile the same stage again eve
 failed compile is not cached. Measured on the parse plan: ~2 MB of generated source for one
 stage, about 0.8 s of every batch spent failing to compile it (JFR, 2026-11-24).
 
-An ``observe`` node has no generated code, so it ends the stage before it; it counts the
-rows that pass (one counter per row), which Spark reports with each batch. Keeping the
-projections in one stage, a method per operator (``splitConsumeFuncByOperator``), saves the
-row written at each boundary but ran the static batch 10-20 % slower (BENCHMARKS.md, "Tried
-and not kept: one generated stage, a method per operator").
+A ``coalesce`` has no generated code (Spark's ``CoalesceExec``), so it ends the stage before
+it; to more partitions than any plan here has (:data:`BARRIER_PARTITIONS`), it keeps every
+partition as it is and moves no row, at the cost of one iterator step per row. The boundary
+was an ``observe`` node before, which counted every row in an accumulator at each of the 26
+boundaries and sent those counts with every batch's progress; nothing read them, and an
+election storm's batch took 9-11 % less of the executors' CPU without them (BENCHMARKS.md).
+Keeping the projections in one stage, a method per operator (``splitConsumeFuncByOperator``),
+saves the row written at each boundary but ran the static batch 10-20 % slower
+(BENCHMARKS.md, "Tried and not kept: one generated stage, a method per operator").
 """
 
 from __future__ import annotations
@@ -25,12 +29,14 @@ if TYPE_CHECKING:
 _T = TypeVar("_T")
 
 
-def end_stage(df: DataFrame, name: str) -> DataFrame:
-    """``df`` with a whole-stage codegen boundary after it (see the module docstring);
-    ``name`` is unique within one plan (Spark's rule for observed metrics)."""
-    from pyspark.sql import functions as F
+BARRIER_PARTITIONS = 1 << 20
+"""The partitions a stage boundary's ``coalesce`` allows: more than any batch or file read has,
+so Spark's coalescer keeps each partition a group of its own."""
 
-    return df.observe(f"stage_{name}", F.count(F.lit(1)).alias("rows"))
+
+def end_stage(df: DataFrame) -> DataFrame:
+    """``df`` with a whole-stage codegen boundary after it (see the module docstring)."""
+    return df.coalesce(BARRIER_PARTITIONS)
 
 
 def chunks(items: Sequence[_T], size: int) -> list[list[_T]]:
@@ -39,15 +45,15 @@ def chunks(items: Sequence[_T], size: int) -> list[list[_T]]:
 
 
 def coalesce_in_stages(
-    df: DataFrame, out: str, parts: Sequence[Column], name: str, data_type: str = "string"
+    df: DataFrame, out: str, parts: Sequence[Column], data_type: str = "string"
 ) -> DataFrame:
     """``df`` with ``out``: the first of ``parts`` that is not null, as one ``coalesce`` gives
-    it, but each part computed in a stage of its own (``name_0``, ``name_1``, ...): a big
-    ``coalesce`` in one projection can make a method past Janino's 64 KB; a later part is not
-    evaluated once an earlier one gave a value."""
+    it, but each part computed in a stage of its own: a big ``coalesce`` in one projection
+    can make a method past Janino's 64 KB; a later part is not evaluated once an earlier one
+    gave a value."""
     from pyspark.sql import functions as F
 
     df = df.withColumn(out, F.lit(None).cast(data_type))
-    for k, part in enumerate(parts):
-        df = end_stage(df.withColumn(out, F.coalesce(F.col(out), part)), f"{name}_{k}")
+    for part in parts:
+        df = end_stage(df.withColumn(out, F.coalesce(F.col(out), part)))
     return df
