@@ -8,11 +8,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from benchmarks.log_lines import envelope, gc_stamp, stamp
+from benchmarks.log_lines import stamp
 
 from kafka_health.job.app import BACKLOG_RECORDS, SPLIT_RECORDS, MonitorJob
 from kafka_health.model import labels
 from tests.spark.job_support import by_name, create_topics, job_config, produce
+from tests.spark.test_job_log_signals import entry
+from tests.spark.test_job_poison import gc_line
 
 pytestmark = [pytest.mark.integration, pytest.mark.spark]
 
@@ -25,21 +27,15 @@ def test_a_backlog_read_in_pieces_counts_every_record_and_event_once(
     t0 = int(time.time() * 1000) - 60_000
     ordinary = BACKLOG_RECORDS + SPLIT_RECORDS // 2
     logs = [
-        (b"1", envelope("1", "server", f"[{stamp(t0 + i)}] INFO [LogLoader partition=orders-"
-                        f"{i % 50}, dir=/var/kafka] Loading producer state till offset {i} "
-                        "with message format version 2 (kafka.log.UnifiedLog$)"), 0)
+        entry(1, "server", f"[{stamp(t0 + i)}] INFO [LogLoader partition=orders-{i % 50}, "
+              f"dir=/var/kafka] Loading producer state till offset {i} with message format "
+              "version 2 (kafka.log.UnifiedLog$)")
         for i in range(ordinary)
     ]  # fmt: skip
-
-    def full_gc(at: int) -> tuple[bytes, bytes, int]:
-        line = (f"[{gc_stamp(t0 + at)}][43.803s][info][gc             ] GC({at}) Pause Full "
-                "(G1 Compaction Pause) 450M->280M(512M) 1200.000ms")  # fmt: skip
-        return (b"1", envelope("1", "gc", line), 0)
-
     # A Full GC in the first piece, one in the middle of the range and one at its very end.
-    logs.insert(3, full_gc(3))
-    logs.insert(ordinary // 2, full_gc(ordinary // 2))
-    logs.append(full_gc(ordinary))
+    logs.insert(3, gc_line(t0 + 3, 3))
+    logs.insert(ordinary // 2, gc_line(t0 + ordinary // 2, ordinary // 2))
+    logs.append(gc_line(t0 + ordinary, ordinary))
     produce(config, config.topics.broker_logs, logs)
 
     job = MonitorJob(spark, config)

@@ -20,6 +20,7 @@ import pytest
 
 from kafka_health.config import MonitorConfig
 from kafka_health.job.batch import driver_rows, parsed_stream
+from kafka_health.spark.stages import BARRIER_PARTITIONS
 from tests.spark.job_support import KAFKA_COLUMNS
 
 pytestmark = pytest.mark.spark
@@ -132,7 +133,7 @@ def test_the_stage_boundaries_keep_every_partition_as_it_is(spark: Any) -> None:
     records = spark.createDataFrame(spark.sparkContext.parallelize(rows, 3), KAFKA_COLUMNS)
     parsed = parsed_stream(records, config)
     plan = parsed._jdf.queryExecution().executedPlan()
-    boundaries = plan.toString().count("Coalesce 1048576")
+    boundaries = plan.toString().count(f"Coalesce {BARRIER_PARTITIONS}")
     # a stage between each two (but the JSON read's projection, which has no generated code)
     assert boundaries >= 20 and len(codegen_stages(plan)) >= boundaries, plan.toString()
     sizes_in = records.rdd.glom().map(len).collect()
