@@ -78,6 +78,28 @@ def test_message_text_and_structured_values(spark: Any) -> None:
     }
 
 
+def test_a_path_gives_its_first_non_empty_scalar_nested_or_not(spark: Any) -> None:
+    """Of the paths in order, the first that holds a non-empty scalar: an empty string, an
+    object or an array (top level or nested) gives way to the next path; a string is a scalar
+    even when it is bracketed JSON text padded with spaces (only an object or array is not)."""
+    line = "[2026-11-22 10:00:00,000] INFO done [a]"
+    values = [
+        {"message": "", "log": line, "path": ""},
+        {"message": line, "path": {"a": 1}, "log": {"file": {"path": "/var/log/kafka/server.log"}}},
+        {"message": line, "path": ["x"], "log": {"file": {"path": []}}, "file": "/k/gc.log"},
+        {"message": line, "path": " [1] "},
+    ]
+    frame = records(spark, [(None, json.dumps(v).encode()) for v in values])
+    rows = decode_records(frame).orderBy("source_offset").collect()
+    got = [(r["message"], r["file"]) for r in rows]
+    assert got == [
+        (line, None),
+        (line, "/var/log/kafka/server.log"),
+        (line, "/k/gc.log"),
+        (line, " [1] "),
+    ]
+
+
 BAD = [
     ("empty", b"", "empty"),
     ("null value", None, "empty"),

@@ -90,6 +90,26 @@ def test_family_from_content_kind_only_a_hint(spark: Any) -> None:
     ]
 
 
+def test_a_line_in_kafkas_default_layout_is_a_kafka_line_even_when_it_looks_like_gc(
+    spark: Any,
+) -> None:
+    """The family is decided by Kafka's default layout first (plain compares, most lines), then
+    by the GC line regex: a crafted line that both opens as Kafka writes a line and matches
+    ``GC_LINE`` is a Kafka line, so a GC pattern does not read it, in Spark as in the twin."""
+    from kafka_health.parsing import patterns as P
+    from kafka_health.parsing.reference import GC_LINE, classify
+
+    line = "[gc aaaaaaaaaaaaaaaaaaaaa INFO x] GC(5) Pause Full (System.gc()) 100M->50M(1024M) 12ms"
+    assert P.is_default_layout(line) and GC_LINE.search(line)
+    gc_only = line[line.index("GC(5)") :]
+    frame = spark.createDataFrame([(line, "gc"), ("[0.05s][info][gc] " + gc_only, "gc")],
+                                  "message string, kind string")  # fmt: skip
+    spark_reads = [(r["outcome"], r["type"]) for r in parse_entries(frame).collect()]
+    twin = classify(line, hint="gc")
+    assert spark_reads == [(twin.outcome, twin.event), ("event", "full_gc")]
+    assert spark_reads[0] == ("unrecognised", None)
+
+
 JAVA_READS_DIFFERENTLY = [
     # Found by the 1,000,000-record fuzz of the job (benchmarks/fuzz_job.py): mutated lines
     # Python's re (Unicode \w \s \b) did not read as events and Spark's Java regexes did.

@@ -51,7 +51,8 @@ SOURCE_COLUMNS = {
 
 
 def json_path(doc: Column, path: str, layouts: bool = False) -> Column:
-    """The scalar at dotted ``path`` of a parsed JSON object (:func:`parse_doc`), or null.
+    """The scalar at dotted ``path`` of a parsed JSON object (:func:`parse_doc`), or null when
+    there is none or it is empty.
 
     The top level is a field of the parsed struct (parsed once per record); deeper levels read
     the nested object's JSON text. Objects and arrays are not scalars and give null (a log line that
@@ -67,14 +68,16 @@ def json_path(doc: Column, path: str, layouts: bool = False) -> Column:
     # The first and last characters by plain compares (rlike would decode the whole text to a
     # Java String), and only then the JSON parse: every Kafka log line opens with "[", and a
     # get_json_object failing on each of them was a sixth of the decode's cost (BENCHMARKS.md).
-    trimmed = F.trim(value)
-    brackets = F.substring(trimmed, 1, 1).isin("[", "{") & (
-        trimmed.endswith("]") | trimmed.endswith("}")
+    # An object or array reaches here as Spark writes it, with nothing around its brackets.
+    # Spark repeats a repeated expression inside a condition, in the generated code and when it
+    # runs (it shares only the unconditional ones), so each test names the value once.
+    brackets = (value.startswith("[") | value.startswith("{")) & (
+        value.endswith("]") | value.endswith("}")
     )
     structured = brackets & F.get_json_object(value, "$").isNotNull()
     if layouts:
         structured = structured & F.get_json_object(value, "$.message").isNull()
-    return F.when(~structured, value)
+    return F.when(~structured & (value != ""), value)
 
 
 def first_path(doc: Column, paths: list[str], layouts: bool = False) -> Column:
@@ -83,7 +86,7 @@ def first_path(doc: Column, paths: list[str], layouts: bool = False) -> Column:
 
     if not paths:
         return F.lit(None).cast("string")
-    found = [F.nullif(json_path(doc, p, layouts), F.lit("")) for p in paths]
+    found = [json_path(doc, p, layouts) for p in paths]
     return F.coalesce(*found) if len(found) > 1 else found[0]
 
 

@@ -88,7 +88,10 @@ LOG4J_LINE = java_compile(P.LOG4J_LINE)
 
 
 def content_family(head: str) -> str | None:
-    """gc or kafka from an entry's first line; None when it shows neither."""
+    """gc or kafka from an entry's first line; None when it shows neither. A line in Kafka's
+    default layout is a Kafka line before anything else (the parse checks it first)."""
+    if P.is_default_layout(head):
+        return "kafka"
     if GC_LINE.search(head):
         return "gc"
     if LOG4J_LINE.search(head):
