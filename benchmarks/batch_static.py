@@ -4,15 +4,17 @@ no trigger. Each run builds the plan again (Spark reuses a finished plan's shuff
 every run after the first, warm, reads, decodes, parses and aggregates every record.
 
     .venv/bin/python benchmarks/batch_static.py [--seconds 8] [--runs 5] [--storm] [--code DIR]
-        [--profile OUT.jfr]
+        [--profile OUT.jfr] [--cpu]
 
 Each run's time includes building the plan in Python (about 2 s here), which the streaming
 job does once when its query starts; the run line also gives the build and the run apart.
 
 ``--code DIR`` runs another checkout's ``src`` (an A/B in one environment); ``--profile``
 records the warm runs with Java Flight Recorder and prints where the executor threads were:
-the innermost generated stage of each sample, and the hottest frames. Writes nothing to the
-repo.
+the innermost generated stage of each sample, and the hottest frames. ``--cpu`` writes Spark's
+event log to a temporary folder and prints each run's executor CPU time (its tasks' CPU,
+the figure an A/B of the parse compares: steadier here than wall time, which moves with the
+machine). Writes nothing to the repo.
 """
 
 from __future__ import annotations
@@ -21,8 +23,11 @@ import argparse
 import collections
 import datetime
 import json
+import shutil
+import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -53,6 +58,22 @@ def backlog_rows(seconds: int, storm: bool = False) -> list[tuple[Any, ...]]:
             offsets[topic] = offset + 1
             rows.append((key, value, topic, 0, offset, stamp, 0))
     return rows
+
+
+def executor_cpu_ms(event_log: Path) -> list[float]:
+    """Each job's executor CPU time in ms (the sum over its tasks), in job order, from the
+    uncompressed event log(s) under ``event_log`` (not the checksum files beside them)."""
+    job_of_stage: dict[int, int] = {}
+    cpu_ns: dict[int, int] = collections.defaultdict(int)
+    for path in sorted(p for p in event_log.rglob("*") if p.is_file() and p.name[0] != "."):
+        for line in path.read_text().splitlines():
+            event = json.loads(line)
+            if event["Event"] == "SparkListenerJobStart":
+                job_of_stage.update(dict.fromkeys(event["Stage IDs"], event["Job ID"]))
+            elif event["Event"] == "SparkListenerTaskEnd" and event["Stage ID"] in job_of_stage:
+                metrics = event.get("Task Metrics") or {}
+                cpu_ns[job_of_stage[event["Stage ID"]]] += metrics.get("Executor CPU Time", 0)
+    return [cpu_ns[job] / 1e6 for job in sorted(cpu_ns)]
 
 
 def executor_profile(recording: Path, top: int = 25) -> None:
@@ -91,6 +112,7 @@ def main() -> None:
     parser.add_argument("--storm", action="store_true", help="log lines in the storm's mix")
     parser.add_argument("--code", type=Path, help="a checkout whose src to run")
     parser.add_argument("--profile", type=Path, help="JFR of the warm runs, written here")
+    parser.add_argument("--cpu", action="store_true", help="each run's executor CPU time")
     args = parser.parse_args()
     if args.code:
         sys.path.insert(0, str(args.code.resolve() / "src"))
@@ -106,6 +128,10 @@ def main() -> None:
     conf = dict(config.spark.conf)
     if args.profile:
         conf["spark.driver.extraJavaOptions"] = "-XX:FlightRecorderOptions:stackdepth=256"
+    event_log = Path(tempfile.mkdtemp(prefix="batch-static-events-"))
+    if args.cpu:
+        conf.update({"spark.eventLog.enabled": "true", "spark.eventLog.dir": str(event_log),
+                     "spark.eventLog.compress": "false"})  # fmt: skip
     spark = build_spark_session(dataclasses.replace(config.spark, conf=conf))
     # As in the streaming query, which runs without adaptive execution (Spark turns it off
     # there); with it, Spark plans the exchanges differently (no reused exchange).
@@ -131,6 +157,15 @@ def main() -> None:
         recording.stop()
         recording.dump(spark.sparkContext._jvm.java.io.File(str(args.profile)).toPath())
     spark.stop()
+    if args.cpu:
+        runs_cpu = executor_cpu_ms(event_log)[-args.runs :]
+        print("executor CPU per run: " + ", ".join(f"{ms:,.0f} ms" for ms in runs_cpu))
+        # The JIT compiles the parse's stages through the first few warm runs.
+        steady = runs_cpu[max(2, len(runs_cpu) // 3) :]
+        if steady:
+            print(f"runs after the first third: median {statistics.median(steady):,.0f} ms, "
+                  f"min {min(steady):,.0f} ms")  # fmt: skip
+    shutil.rmtree(event_log, ignore_errors=True)
     if args.profile:
         executor_profile(args.profile)
 
