@@ -128,8 +128,8 @@ def main() -> None:
     conf = dict(config.spark.conf)
     if args.profile:
         conf["spark.driver.extraJavaOptions"] = "-XX:FlightRecorderOptions:stackdepth=256"
-    event_log = Path(tempfile.mkdtemp(prefix="batch-static-events-"))
-    if args.cpu:
+    event_log = Path(tempfile.mkdtemp(prefix="batch-static-events-")) if args.cpu else None
+    if event_log is not None:
         conf.update({"spark.eventLog.enabled": "true", "spark.eventLog.dir": str(event_log),
                      "spark.eventLog.compress": "false"})  # fmt: skip
     spark = build_spark_session(dataclasses.replace(config.spark, conf=conf))
@@ -157,7 +157,7 @@ def main() -> None:
         recording.stop()
         recording.dump(spark.sparkContext._jvm.java.io.File(str(args.profile)).toPath())
     spark.stop()
-    if args.cpu:
+    if event_log is not None:
         runs_cpu = executor_cpu_ms(event_log)[-args.runs :]
         print("executor CPU per run: " + ", ".join(f"{ms:,.0f} ms" for ms in runs_cpu))
         # The JIT compiles the parse's stages through the first few warm runs.
@@ -165,7 +165,7 @@ def main() -> None:
         if steady:
             print(f"runs after the first third: median {statistics.median(steady):,.0f} ms, "
                   f"min {min(steady):,.0f} ms")  # fmt: skip
-    shutil.rmtree(event_log, ignore_errors=True)
+        shutil.rmtree(event_log, ignore_errors=True)
     if args.profile:
         executor_profile(args.profile)
 
