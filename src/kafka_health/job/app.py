@@ -16,7 +16,10 @@ no batch for 30-40 s after a broker was killed or frozen).
 The detectors' state is saved with the last batch id of each query under the monitor query's
 checkpoint (``<spark.checkpoint_dir>/<cluster_name>/monitor``, the canary query's own
 checkpoint inside it), so a batch Spark replays after a crash is skipped and a restart resumes
-the queries and the detectors together.
+the queries and the detectors together. It is written every ``job.state_save_interval_s``
+(:mod:`.save_schedule`), not after every batch; a restart first rewinds each query's
+checkpoint to the batch the state holds (:mod:`.rewind`), so the batches after it are read
+again, not lost.
 """
 
 from __future__ import annotations
@@ -63,6 +66,8 @@ from kafka_health.job.quarantine import (
     within,
 )
 from kafka_health.job.rejected_counts import SOURCES, RejectedCounts
+from kafka_health.job.rewind import RewindImpossible, rewind
+from kafka_health.job.save_schedule import SaveSchedule
 from kafka_health.job.sources import kafka_stream
 from kafka_health.job.state_file import read_state, write_state
 from kafka_health.job.steps import StepTimer
@@ -161,6 +166,7 @@ class MonitorJob:
         self._publish_lock = threading.Lock()
         self.publisher = Publisher(self.publish)
         self._state_lock = threading.Lock()
+        self._save_schedule = SaveSchedule(config.job.state_save_interval_s)
         self.available_now = False  # process what is there, then stop (tests, backfills)
         self._resume()
         spark.conf.set("spark.sql.streaming.stopTimeout", interval_ms(config.job.stop_timeout_s))
@@ -235,7 +241,7 @@ class MonitorJob:
             folded = self.board.fold(batch_id, decoded.batch, query=CANARY_QUERY)
         if folded:
             with timer.step("save"):
-                self._save()
+                self._save_if_due(CANARY_QUERY)
             with timer.step("publish"):
                 self.publisher.soon()
         self.health.on_steps(CANARY_QUERY, timer.seconds)
@@ -277,7 +283,7 @@ class MonitorJob:
             self.parse_counts.add(decoded.counts)
             self.rejected_counts.add(decoded.rejected)
         with timer.step("save"):
-            self._save()
+            self._save_if_due(QUERY)
         with timer.step("publish"):
             self.publisher.soon()
         self.health.on_steps(QUERY, timer.seconds)
@@ -292,15 +298,33 @@ class MonitorJob:
             return self._parallelism
         return batch_tasks(ranges, self._parallelism)
 
-    def _save(self) -> None:
-        """Save the detectors' state with each query's last batch id (both queries call it)."""
+    def _save_if_due(self, query: str) -> None:
+        """A batch of ``query`` was folded: save the state when its schedule says so; a
+        failed write raises (the query fails, and the job reports the disk)."""
         with self._state_lock:
-            document = {
-                "board": self.board.state(),
-                "parse_counts": self.parse_counts.state(),
-                "rejected_counts": self.rejected_counts.state(),
-            }
+            self._save_schedule.folded(query)
+            if self._save_schedule.due():
+                self._save_locked()
+
+    def _save_pending(self) -> None:
+        """Save what was folded since the last save (the queries have stopped)."""
+        with self._state_lock:
+            if self._save_schedule.pending:
+                self._save_locked()
+
+    def _save_locked(self) -> None:
+        """Save the detectors' state with each query's last batch id (``_state_lock`` held)."""
+        document = {
+            "board": self.board.state(),
+            "parse_counts": self.parse_counts.state(),
+            "rejected_counts": self.rejected_counts.state(),
+        }
+        try:
             write_state(self.state_path, document)
+        except BaseException:
+            self._save_schedule.failed()
+            raise
+        self._save_schedule.written()
 
     def _write_dead_letters(self, batch: DataFrame) -> None:
         """Send the batch's dead letters (with their source offsets) to the dead-letter topic."""
@@ -389,6 +413,7 @@ class MonitorJob:
         self._send_dead_letters(culprit_letters(raw, culprits, self.config.parsing.dead_letter))
 
     def _resume(self) -> None:
+        """Restore the saved state and rewind each query's checkpoint to the batch it holds."""
         saved = read_state(self.state_path)
         if saved is None:
             return
@@ -396,6 +421,26 @@ class MonitorJob:
         self.parse_counts.restore(saved.get("parse_counts", {}))
         self.rejected_counts.restore(saved.get("rejected_counts", {}))
         log.info("detector state resumed at batches %s", self.board.batch_ids)
+        for query, checkpoint in ((QUERY, self.checkpoint), (CANARY_QUERY, self.canary_checkpoint)):
+            self._rewind(query, checkpoint)
+
+    def _rewind(self, query: str, checkpoint: Path) -> None:
+        """Take ``query``'s checkpoint back to the last batch of it the state holds."""
+        held = self.board.last_batch(query)
+        try:
+            rewound = rewind(checkpoint, held)
+        except RewindImpossible as exc:
+            log.warning(
+                "query %s: the detector state (batch %d) is older than its checkpoint keeps "
+                "(%s): the batches between are not read again", query, held, exc,
+            )  # fmt: skip
+            return
+        if rewound is not None:
+            log.warning(
+                "query %s: batches %d-%d were committed after the detector state was last "
+                "saved (the job stopped without saving): they are read again",
+                query, rewound.first, rewound.last,
+            )  # fmt: skip
 
     # ------------------------------------------------------------------ running
 
@@ -432,6 +477,7 @@ class MonitorJob:
             finally:
                 for _name, query in queries:
                     query.stop()
+                self._save_pending()
         finally:
             self.available_now = False
 
@@ -447,6 +493,11 @@ class MonitorJob:
             self.supervisor.run(stop)
         finally:
             stop.set()
+            try:
+                self._save_pending()  # the queries have stopped: nothing is read again
+            except OSError:
+                log.exception("the detector state could not be saved at the stop: the next "
+                              "start reads again the batches since the last save")  # fmt: skip
             for part in pings:
                 part.stop()
             self.publisher.finish(publishing)

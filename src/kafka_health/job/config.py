@@ -24,6 +24,9 @@ class JobConfig:
     trigger_interval_s: float = 2.0
     canary_trigger_interval_s: float = 10.0
     """The canary query's trigger: it feeds only the loss verdicts, which wait loss_grace_s."""
+    state_save_interval_s: float = 10.0
+    """The detectors' state is written at most this often (and at a stop): a crash makes the
+    next start read again the batches since the last write (job/save_schedule)."""
     starting_offsets: Literal["latest", "earliest"] = "latest"
     max_offsets_per_trigger: int = 500_000
     latency_accuracy: int = 10_000
@@ -59,8 +62,8 @@ class JobConfig:
                 )
         positive = (
             "window_s", "slide_s", "availability_window_s", "trigger_interval_s",
-            "canary_trigger_interval_s", "canary_silence_s", "loss_grace_s",
-            "loss_report_window_s", "coordinator_load_stuck_s", "log_silence_s",
+            "canary_trigger_interval_s", "state_save_interval_s", "canary_silence_s",
+            "loss_grace_s", "loss_report_window_s", "coordinator_load_stuck_s", "log_silence_s",
             "isr_expire_after_s", "restart_backoff_initial_s", "restart_backoff_max_s",
             "stop_timeout_s", "source_timeout_s",
         )  # fmt: skip
