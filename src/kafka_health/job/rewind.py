@@ -17,8 +17,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-LOGS = ("offsets", "commits")
-
 
 class RewindImpossible(Exception):
     """The checkpoint no longer holds the batch the state names."""
@@ -30,10 +28,6 @@ class Rewound:
 
     first: int
     last: int
-
-    @property
-    def batches(self) -> int:
-        return self.last - self.first + 1
 
 
 def logged_batches(checkpoint: Path, log: str) -> list[int]:
