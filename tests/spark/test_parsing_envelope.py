@@ -158,7 +158,8 @@ def test_the_jobs_parse_keeps_the_raw_value_of_every_dead_letter_and_no_ordinary
 ) -> None:
     """values_for_dead_letters_only (the streaming job): the same dead letters, values and
     file names and all; an ordinary line (one no trigger matched) no longer carries its raw
-    record or its file name."""
+    record or its file name, nor does an event (a line a pattern matched, never a dead
+    letter) past the match."""
     ordinary = (
         b"[2022-03-12 18:10:07,139] INFO Rolled new log segment at offset 5 (kafka.log.LocalLog)"
     )
@@ -182,7 +183,8 @@ def test_the_jobs_parse_keeps_the_raw_value_of_every_dead_letter_and_no_ordinary
     assert letters(slim)[-1][3] == "/var/log/kafka/server.log"  # the truncated line's
     kept = {r["source_offset"]: (r["source_value"], r["file"]) for r in slim.collect()}
     assert kept[len(BAD)] == (None, None)
-    assert kept[len(BAD) + 2] == (SHRINK.encode(), None)
+    assert kept[len(BAD) + 2] == (None, None)  # the event's
+    assert [r["type"] for r in slim.collect() if r["outcome"] == "event"] == ["isr_shrink"]
 
 
 def test_unjoined_continuation_records_are_not_events(spark: Any) -> None:

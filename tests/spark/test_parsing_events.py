@@ -71,6 +71,31 @@ def test_event_ms(spark: Any) -> None:
     assert shifted[1]["event_ms"] == 1557930359422
 
 
+@pytest.mark.parametrize(
+    ("head", "ts", "level"),
+    [
+        # Kafka's default layout: read at their places (patterns.default_layout_stamp)
+        ("[2026-11-26 10:15:57,357] INFO", "2026-11-26T10:15:57.357", "INFO"),
+        ("[2026-11-26 10:15:57,357] ERROR", "2026-11-26T10:15:57.357", "ERROR"),
+        # other shapes: the TIMESTAMP and LEVEL regexes
+        ("[2026-11-26 10:15:57,357+0100] WARN", "2026-11-26T10:15:57.357+01:00", "WARN"),
+        ("[2026-11-26T10:15:57.357] INFO", "2026-11-26T10:15:57.357", "INFO"),
+        ("[WARN-11-26 10:15:57,357] INFO", None, "WARN"),
+        ("2026-11-26 10:15:57,357 DEBUG", "2026-11-26T10:15:57.357", "DEBUG"),
+    ],
+)
+def test_an_events_time_and_level_by_layout(
+    spark: Any, head: str, ts: str | None, level: str
+) -> None:
+    """An event line's time and level: at their places in Kafka's default layout, by the
+    regexes in any other shape, and the same either way where both apply."""
+    frame = spark.createDataFrame(
+        [(f"{head} zookeeper state changed (Expired) (x)",)], "message string"
+    )
+    row = parse_entries(frame).collect()[0]
+    assert (row["type"], row["ts"], row["level"]) == ("zk_session_expired", ts, level)
+
+
 def test_family_from_content_kind_only_a_hint(spark: Any) -> None:
     """An envelope's kind (or file name) is a hint: a log4j line is a Kafka entry and a GC
     line a GC entry whatever the kind says; a line showing neither shape follows the kind."""

@@ -859,6 +859,27 @@ def is_default_layout(head: str) -> bool:
     )
 
 
+DEFAULT_LAYOUT_STAMP = r"^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2},[0-9]{3}$"
+"""The date Kafka's default layout writes between its brackets (log4j's ISO8601 "%d":
+"2026-11-26 10:15:57,357"); ``[0-9]``, not ``\\d``, so that Python reads it as Java does."""
+
+
+def default_layout_stamp(head: str) -> tuple[str, str] | None:
+    """The ISO timestamp and the level of a line in Kafka's default layout, read at their
+    fixed places: when ``head`` opens as that layout writes a line (:func:`is_default_layout`),
+    its bracket closes right before the level and holds a date of the layout's own shape
+    (:data:`DEFAULT_LAYOUT_STAMP`). None for any other line. Where it gives them,
+    :data:`TIMESTAMP` and :data:`LEVEL` find the same (a test checks it): the parse reads an
+    event's time and level this way first, and runs those regexes only on the other lines."""
+    at = DEFAULT_LAYOUT_LEVEL_AT
+    stamp = head[1 : at - 1]
+    if not is_default_layout(head) or head[at - 1] != "]":
+        return None
+    if re.match(DEFAULT_LAYOUT_STAMP, stamp) is None:
+        return None
+    return f"{stamp[:10]}T{stamp[11:19]}.{stamp[20:]}", head[at + 1 :].split(" ", 1)[0]
+
+
 # A log4j line in any common layout: a level word near the start (GC logs have none in upper
 # case) or a JSON layout object.
 LOG4J_LINE = rf"^[^\n]{{0,120}}?\b{_LEVELS}\b|^\{{\""

@@ -254,3 +254,38 @@ def test_a_default_layout_line_is_a_log4j_line_and_an_entry_start() -> None:
     assert [line for line in default if not ENTRY_START.search(line)] == []
     assert not P.is_default_layout("[2026-11-26 10:15:57,357] INFORMATION x")
     assert not P.is_default_layout("2026-11-26 10:15:57,357] INFO x")
+
+
+def _regex_stamp(head: str) -> tuple[str, str]:
+    """What the TIMESTAMP and LEVEL regexes read of ``head`` (the parse's general path)."""
+    stamp = re.search(P.TIMESTAMP, head)
+    level = re.search(P.LEVEL, head)
+    assert stamp is not None and level is not None
+    date, time, fraction, zone = stamp.groups()
+    assert zone is None
+    return f"{date}T{time}.{fraction}", level.group(1)
+
+
+def test_a_default_layout_stamp_is_what_the_regexes_read() -> None:
+    """Where default_layout_stamp reads a line's time and level at their places, the TIMESTAMP
+    and LEVEL regexes read the same: on every default-layout line of the fixtures and cases."""
+    default = [line for line in first_lines("*.log") if P.is_default_layout(line)]
+    read = [(line, P.default_layout_stamp(line)) for line in default]
+    assert sum(stamp is not None for _line, stamp in read) > 50
+    assert [(line, s) for line, s in read if s is not None and s != _regex_stamp(line)] == []
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        "[2026-11-26 10:15:57,357+0100] INFO x",  # a zone: the regexes read it
+        "[2026-11-26T10:15:57,357] INFO x",  # not the layout's own date
+        "[2026-11-26 10:15:57.357] INFO x",
+        "[WARN-11-26 10:15:57,357] INFO x",  # a level word inside the bracket
+        "[2026-11-26 10:15:57,3570] INFO x",
+        "[٢٠٢٦-11-26 10:15:57,357] INFO x",  # Unicode digits: Java's \d does not read them
+        "2026-11-26 10:15:57,357 INFO x",
+    ],
+)
+def test_a_default_layout_stamp_leaves_other_shapes_to_the_regexes(head: str) -> None:
+    assert P.default_layout_stamp(head) is None
