@@ -279,6 +279,11 @@ def _column_or_null(df: DataFrame, name: str, dtype: str = "string") -> Column:
     return F.col(name) if name in df.columns else F.lit(None).cast(dtype)
 
 
+LETTER_ONLY = ("source_value", "file")
+"""Columns only a dead letter reads, not an event (see :func:`parse_entries`'
+``values_for_dead_letters_only``)."""
+
+
 def _without_what_ordinary_lines_no_longer_need(df: DataFrame) -> DataFrame:
     """``df`` past the triggers' stage with the raw value and the file name only on rows that
     may become dead letters, the body only where a trigger matched, and the head there too or
@@ -297,7 +302,7 @@ def _without_what_ordinary_lines_no_longer_need(df: DataFrame) -> DataFrame:
         "_body": F.when(maybe, F.col("_body")),
         "_head": F.when(may_be_letter | ~named, F.col("_head")),
     }
-    for letter_only in ("source_value", "file"):  # a dead letter's, not an event's
+    for letter_only in LETTER_ONLY:
         if letter_only in df.columns:
             slim[letter_only] = F.when(may_be_letter, F.col(letter_only))
     return df.withColumns(slim)
@@ -311,9 +316,8 @@ def _without_what_events_no_longer_need(df: DataFrame, pid: Column) -> DataFrame
     from pyspark.sql import functions as F
 
     return df.withColumns(
-        {name: F.when(pid.isNull(), F.col(name)) for name in ("source_value", "file")
-         if name in df.columns}
-    )  # fmt: skip
+        {name: F.when(pid.isNull(), F.col(name)) for name in LETTER_ONLY if name in df.columns}
+    )
 
 
 def parse_entries(
