@@ -23,16 +23,22 @@ def full_gcs(job: MonitorJob) -> float:
     return float(by_name(job.board.signals(), "full_gc_count")[labels(broker_id=1)].value)
 
 
-def test_batches_committed_after_the_last_save_are_read_again_after_a_crash(
-    kafka_cluster: Any, spark: Any, tmp_path: Path
-) -> None:
-    # Two records a batch; a save at the first batch, then not for an hour.
+def six_pauses_two_a_batch(kafka_cluster: Any, tmp_path: Path) -> Any:
+    """A job's config reading two records a batch, with a save at its first batch and then
+    not for an hour; six Full GC lines of broker 1 in its broker-log topic."""
     config = job_config(
         kafka_cluster, tmp_path, max_offsets_per_trigger=2, state_save_interval_s=3600.0
     )
     create_topics(config, partitions=1)
     t0 = int(time.time() * 1000) - 10_000
     produce(config, config.topics.broker_logs, [gc_line(t0 + i, i) for i in range(6)])
+    return config
+
+
+def test_batches_committed_after_the_last_save_are_read_again_after_a_crash(
+    kafka_cluster: Any, spark: Any, tmp_path: Path
+) -> None:
+    config = six_pauses_two_a_batch(kafka_cluster, tmp_path)
 
     crashed = MonitorJob(spark, config)
     crashed._save_pending = lambda: None  # type: ignore[method-assign]  # killed: no stop save
@@ -51,3 +57,32 @@ def test_batches_committed_after_the_last_save_are_read_again_after_a_crash(
     stopped = MonitorJob(spark, config)  # the stop saved everything: nothing to rewind
     assert stopped.board.batch_id == restarted.board.batch_id
     assert full_gcs(stopped) == 6
+
+
+def test_a_batch_whose_fold_failed_is_read_again_when_its_query_starts_again(
+    kafka_cluster: Any, spark: Any, tmp_path: Path
+) -> None:
+    # The fold runs after Spark committed the batch (job/fold_worker): a failed fold must not
+    # lose the batch. Batch 1's fold fails once (a full disk, say).
+    config = six_pauses_two_a_batch(kafka_cluster, tmp_path)
+
+    job = MonitorJob(spark, config)
+    fold = job.board.fold
+    failed: list[int] = []
+
+    def fold_failing_once(batch_id: int, batch: Any, **kwargs: Any) -> Any:
+        if batch_id == 1 and not failed:
+            failed.append(batch_id)
+            raise OSError(28, "No space left on device")
+        return fold(batch_id, batch, **kwargs)
+
+    job.board.fold = fold_failing_once  # type: ignore[method-assign]
+    with pytest.raises(Exception, match="No space left on device"):
+        job.run_available_now()
+    assert failed == [1]
+    assert job.board.batch_id == 0 and full_gcs(job) == 2, "batch 0 folded, batch 1 not"
+    assert 1 in logged_batches(job.checkpoint, "commits"), "Spark committed batch 1 anyway"
+
+    job.run_available_now()  # the query started again, as the supervisor starts it
+    assert full_gcs(job) == 6, "batch 1's pauses read again and folded in once"
+    assert job.board.batch_id == logged_batches(job.checkpoint, "commits")[-1]

@@ -5,7 +5,8 @@ logs; all on the transport cluster) and hands each micro-batch to
 :meth:`MonitorJob.process_batch` (``foreachBatch``): Spark decodes and parses the broker logs
 once, counts parse outcomes, writes dead letters and drops what is not an event; only the few
 remaining rows reach the driver, where the :class:`~kafka_health.job.board.SignalBoard` folds
-them into the detectors once per batch id.
+them into the detectors once per batch id, on the fold worker's thread while Spark commits
+the batch and plans the next one (:mod:`.fold_worker`).
 
 The ``canary`` query reads the canary topic back from the monitored cluster (the probes the
 loss detector compares with the acknowledgements). It is a query of its own because that read
@@ -45,6 +46,7 @@ from kafka_health.job.batch import (
 )
 from kafka_health.job.board import CANARY_QUERY, MONITOR_QUERY, SignalBoard, stale_after
 from kafka_health.job.codegen import CodegenCompiles, driver_compiles
+from kafka_health.job.fold_worker import FoldWorker
 from kafka_health.job.health import JobHealth, classify_error, make_listener
 from kafka_health.job.interruption import stop_aware
 from kafka_health.job.intervals import interval, interval_ms
@@ -167,6 +169,8 @@ class MonitorJob:
         self.publisher = Publisher(self.publish)
         self._state_lock = threading.Lock()
         self._save_schedule = SaveSchedule(config.job.state_save_interval_s)
+        self._folds = FoldWorker("kafka-health-fold")
+        self._unfolded = False  # a batch Spark committed was not folded: rewind at the restart
         self.available_now = False  # process what is there, then stop (tests, backfills)
         self._resume()
         spark.conf.set("spark.sql.streaming.stopTimeout", interval_ms(config.job.stop_timeout_s))
@@ -203,6 +207,10 @@ class MonitorJob:
         return kafka_stream(self.spark, self.config, self.own_topics(), SPLIT_RECORDS)
 
     def _start(self) -> Any:
+        self._drain_folds()
+        if self._unfolded:  # read again the batch whose fold failed (and any after it)
+            self._rewind(QUERY, self.checkpoint)
+            self._unfolded = False
         writer = (
             parsed_stream(self.source(), self.config)
             .writeStream.queryName(QUERY)
@@ -247,11 +255,15 @@ class MonitorJob:
         self.health.on_steps(CANARY_QUERY, timer.seconds)
 
     def process_batch(self, batch: DataFrame, batch_id: int) -> None:
-        """Count, dead-letter, collect the events of a parsed batch; fold them in once per id."""
+        """Collect a parsed batch's rows and write its dead letters; its decode, fold and save
+        run on the fold worker (:mod:`.fold_worker`) while Spark commits it and plans the next
+        batch. Once per batch id: a batch folded before a restart is skipped."""
+        timer = StepTimer()
+        with timer.step("wait"):
+            self._wait_for_folds()  # the previous batch's: its failure fails the query here
         if batch_id <= self.board.batch_id:
             log.info("batch %d was folded in before the restart: skipped", batch_id)
             return
-        timer = StepTimer()
         # One aggregation, one Spark job: ``batch`` is already planned (Spark hands
         # foreachBatch the executed RDD of the query's plan), so this plans in milliseconds
         # and reads and parses the batch once; dead letters (rare) read it again.
@@ -262,22 +274,34 @@ class MonitorJob:
         with timer.step("collect"):
             try:
                 collected = rows.collect()
-                parsed_parts = [batch]
+                lettered = [batch] if has_dead_letters(collected) else []
             except Exception as exc:
                 if not is_record_failure(exc):
                     raise
                 with timer.step("quarantine"):
-                    collected, parsed_parts, culprits = self._quarantine(batch_id, exc)
+                    collected, lettered, culprits = self._quarantine(batch_id, exc)
+        if lettered:
+            with timer.step("dead_letters"):
+                for parsed in lettered:  # the batch, or its parts that hold some
+                    self._write_dead_letters(parsed)
+        self._folds.submit(
+            # Its Spark calls (the rejected records' dead letters) stopped by a stop: raised
+            # at the next batch in the few words Spark takes for its stop (.interruption).
+            stop_aware(lambda: self._fold_batch(batch_id, collected, culprits, timer)),
+            self.health.read_to(QUERY),
+        )
+
+    def _fold_batch(
+        self, batch_id: int, collected: list[Any], culprits: list[Culprit], timer: StepTimer
+    ) -> None:
+        """The fold worker's part of a monitor batch: decode its rows, dead-letter the records
+        rejected, fold the rest into the detectors, save when due, publish soon."""
         with timer.step("decode"):
             decoded = decode_rows(collected, self._now_ms())
             decoded.counts.extend(culprit_counts(culprits))
-        if decoded.dead_letters or decoded.rejected:
-            with timer.step("dead_letters"):
-                if decoded.dead_letters:
-                    for parsed in parsed_parts:  # the batch, or its parts that hold some
-                        self._write_dead_letters(parsed)
-                if decoded.rejected:
-                    self._reject(batch_id, decoded.rejected)
+        if decoded.rejected:
+            with timer.step("rejected"):
+                self._reject(batch_id, decoded.rejected)
         with timer.step("fold"), self._state_lock:  # counts and batch id move together
             self.board.fold(batch_id, decoded.batch)
             self.parse_counts.add(decoded.counts)
@@ -287,6 +311,23 @@ class MonitorJob:
         with timer.step("publish"):
             self.publisher.soon()
         self.health.on_steps(QUERY, timer.seconds)
+
+    def _wait_for_folds(self) -> None:
+        """Wait for the pending batch's fold. Its failure is raised, and marks the query for a
+        rewind when it starts again: Spark committed that batch, the detectors do not hold it."""
+        try:
+            self._folds.wait()
+        except BaseException:
+            self._unfolded = True
+            raise
+
+    def _drain_folds(self) -> None:
+        """:meth:`_wait_for_folds`, a failure logged (the query stops or starts again)."""
+        try:
+            self._wait_for_folds()
+        except Exception:
+            log.exception("a batch's fold failed: the query is rewound to the detectors' "
+                          "batch %d when it starts again", self.board.batch_id)  # fmt: skip
 
     def _tasks_for(self, batch_id: int) -> int | None:
         """Tasks for batch ``batch_id``: one per core less the canary query's at idle, a task
@@ -437,8 +478,9 @@ class MonitorJob:
             return
         if rewound is not None:
             log.warning(
-                "query %s: batches %d-%d were committed after the detector state was last "
-                "saved (the job stopped without saving): they are read again",
+                "query %s: batches %d-%d were committed by Spark but are not in the detectors' "
+                "state (the job stopped without saving, or a batch's fold failed): they are "
+                "read again",
                 query, rewound.first, rewound.last,
             )  # fmt: skip
 
@@ -446,7 +488,7 @@ class MonitorJob:
 
     def signals(self) -> list[Signal]:
         own = self.health.signals()
-        read_to = self.health.read_to(QUERY)
+        read_to = self._folds.read_to_cap(self.health.read_to(QUERY))
         if read_to is not None:
             own.append(Signal(LOGS_READ_SIGNAL, (), read_to, time.time()))
         return self.board.signals() + own
@@ -474,9 +516,11 @@ class MonitorJob:
                     error = query.exception()
                     if error is not None:
                         raise RuntimeError(f"query {name} failed: {error}")
+                self._wait_for_folds()  # the last batch's: its failure is the run's
             finally:
                 for _name, query in queries:
                     query.stop()
+                self._drain_folds()
                 self._save_pending()
         finally:
             self.available_now = False
@@ -493,6 +537,7 @@ class MonitorJob:
             self.supervisor.run(stop)
         finally:
             stop.set()
+            self._drain_folds()  # the queries have stopped; their last batch's fold ends
             try:
                 self._save_pending()  # the queries have stopped: nothing is read again
             except OSError:
