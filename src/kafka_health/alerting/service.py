@@ -270,10 +270,11 @@ class AlertService:
         """Queue some signals (the others stay until ``signal_ttl_s``); evaluated at once."""
         self._queue(list(signals), snapshot=False)
 
-    def publish(self, signals: list[Signal]) -> None:
+    def publish(self, signals: list[Signal], snapshot: bool = True) -> None:
         """Queue the job's full current signals (the job's ``SignalSink``): a series it no
-        longer reports is gone at the next evaluation. Never blocks on I/O."""
-        self._queue(list(signals), snapshot=True)
+        longer reports is gone at the next evaluation; while not ``snapshot`` (the job reads
+        again what a restart rewound) an update, which removes nothing. Never blocks on I/O."""
+        self._queue(list(signals), snapshot=snapshot)
 
     def _queue(self, batch: list[Signal], snapshot: bool) -> None:
         with self._inbox_lock:

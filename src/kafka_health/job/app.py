@@ -45,6 +45,7 @@ from kafka_health.job.batch import (
     rejected_letters,
 )
 from kafka_health.job.board import CANARY_QUERY, MONITOR_QUERY, SignalBoard, stale_after
+from kafka_health.job.catch_up import CatchUp
 from kafka_health.job.codegen import CodegenCompiles, driver_compiles
 from kafka_health.job.fold_worker import FoldWorker
 from kafka_health.job.health import JobHealth, classify_error, make_listener
@@ -115,9 +116,10 @@ def batch_tasks(ranges: Iterable[OffsetRange], idle_tasks: int) -> int | None:
 
 
 class SignalSink(Protocol):
-    """Where current signals go after each batch and on the supervisor's tick."""
+    """Where current signals go after each batch and on the supervisor's tick: a full
+    snapshot (a series left out is gone), or, while ``snapshot`` is false, an update."""
 
-    def publish(self, signals: list[Signal]) -> None: ...
+    def publish(self, signals: list[Signal], snapshot: bool = True) -> None: ...
 
 
 def transport_pinged(config: MonitorConfig) -> list[str] | None:
@@ -171,6 +173,7 @@ class MonitorJob:
         self._save_schedule = SaveSchedule(config.job.state_save_interval_s)
         self._folds = FoldWorker("kafka-health-fold")
         self._unfolded = False  # a batch Spark committed was not folded: rewind at the restart
+        self._catch_up = CatchUp()  # the queries reading again what a restart rewound
         self.available_now = False  # process what is there, then stop (tests, backfills)
         self._resume()
         spark.conf.set("spark.sql.streaming.stopTimeout", interval_ms(config.job.stop_timeout_s))
@@ -477,6 +480,7 @@ class MonitorJob:
             )  # fmt: skip
             return
         if rewound is not None:
+            self._catch_up.rewound(query, rewound.last)
             log.warning(
                 "query %s: batches %d-%d were committed by Spark but are not in the detectors' "
                 "state (the job stopped without saving, or a batch's fold failed): they are "
@@ -494,12 +498,14 @@ class MonitorJob:
         return self.board.signals() + own
 
     def publish(self) -> None:
-        """Hand the current signals to every sink (after each batch and on each tick)."""
+        """Hand the current signals to every sink (after each batch and on each tick): as an
+        update while a query reads again what a restart rewound (:mod:`.catch_up`)."""
         with self._publish_lock:
             current = self.signals()
+            whole = self._catch_up.caught_up(self.board.last_batch)
             for sink in self.sinks:
                 try:
-                    sink.publish(current)
+                    sink.publish(current, snapshot=whole)
                 except Exception:  # a sink's failure must not fail the batch
                     log.exception("signal sink %r failed", sink)
 

@@ -6,8 +6,18 @@ import dataclasses
 from pathlib import Path
 
 import pytest
-from alerting_harness import PAGER, FakeTransport, Harness, partitions, sig
+from alerting_harness import (
+    PAGER,
+    T0,
+    FakeTransport,
+    Harness,
+    partitions,
+    shipped_rules,
+    sig,
+    with_window_failures,
+)
 
+from kafka_health.alerting.engine import AlertState
 from kafka_health.alerting.notify_log import Entry, NotifiedAlert, NotifyReason, needs_update
 from kafka_health.alerting.webhook import DeliveryResult
 from kafka_health.model import Signal
@@ -134,6 +144,39 @@ def test_restart_without_new_signals_does_not_resolve(tmp_path: Path) -> None:
     h.restart()
     h.run(65, 150, lambda t: [])
     assert h.firing("UnderMinIsr") and h.resolutions() == []
+
+
+def test_a_restarted_job_reading_again_what_it_lost_neither_resolves_nor_refires(
+    tmp_path: Path,
+) -> None:
+    """A kill -9 between two saves of the detector state: the restarted job's detectors lack
+    the ZooKeeper expiry folded after the last save until its query reads those batches again
+    (job/catch_up). Meanwhile it publishes updates, not snapshots: the alert holds, and is the
+    same alert (one start) when the expiry is read again. Published as snapshots, the series
+    went, the alert resolved after its keep_firing_for and fired again with a new start (the
+    GC incident's CI run, 2026-12-02)."""
+    rules = shipped_rules()
+    short = dataclasses.replace(rules.rules["ZkSessionExpired"], keep_firing_for_s=20.0)
+    h = Harness(
+        tmp_path, rules=dataclasses.replace(rules, rules={**rules.rules, "ZkSessionExpired": short})
+    )
+
+    def expired(t: float) -> list[Signal]:
+        return [sig("zk_session_expirations", 1, t, broker_id=3)]
+
+    h.run(0, 30, expired, snapshot=True)
+    (told,) = h.alerts("ZkSessionExpired")
+    assert told.state == AlertState.FIRING
+    h.restart()
+    for t in range(35, 70, 5):  # Spark starting, then the first (long) batch
+        h.clock.now = T0 + t
+        h.service.publish(with_window_failures([]), snapshot=False)
+        h.service.step()
+        h.service.deliver()
+    h.run(70, 100, expired, snapshot=True)  # read again: the snapshot is whole again
+    (alert,) = h.alerts("ZkSessionExpired")
+    assert alert.state == AlertState.FIRING and alert.starts_at == told.starts_at
+    assert h.resolutions() == [] and len(h.pages()) == 1
 
 
 def test_undelivered_notification_survives_restart_and_is_sent_once(tmp_path: Path) -> None:
