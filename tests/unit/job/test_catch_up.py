@@ -39,3 +39,13 @@ def test_a_second_rewind_of_a_query_keeps_the_later_batch() -> None:
     catch_up.rewound("monitor", 7)  # a fold failed on the way: rewound again, to less
     assert not catch_up.caught_up(lambda query: 8)
     assert catch_up.caught_up(lambda query: 9)
+
+
+def test_a_query_that_makes_no_batch_is_given_up_on_after_the_limit() -> None:
+    now = [0.0]
+    catch_up = CatchUp(limit_s=120.0, clock=lambda: now[0])
+    catch_up.rewound("canary", 10)  # its cluster is down: no canary batch comes
+    now[0] = 119.0
+    assert not catch_up.caught_up(lambda query: 8)
+    now[0] = 120.0
+    assert catch_up.caught_up(lambda query: 8), "snapshots again: nothing held for ever"
