@@ -2,7 +2,8 @@
 
 Spark recognises the interruption from the Python side's error message with a regex that
 recurses once per character (``kafka_health.job.interruption``); the job's bodies are wrapped
-so that the message is a few words, and the stop ends as Spark's own clean "Stopped"."""
+so that the message is a few words, and the stop ends as Spark's own clean "Stopped", with
+no traceback in py4j's log."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ pytestmark = [pytest.mark.spark]
 
 
 def test_a_stop_during_a_batch_job_ends_as_stopped_without_an_error(
-    spark: Any, tmp_path: Any
+    spark: Any, tmp_path: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
     started = threading.Event()
     raised: list[BaseException] = []
@@ -48,7 +49,9 @@ def test_a_stop_during_a_batch_job_ends_as_stopped_without_an_error(
         )
         assert not raised, "the batch's job failed before the stop"
     finally:
-        query.stop()
+        with caplog.at_level("ERROR", logger="py4j"):
+            query.stop()
+    assert [r for r in caplog.records if r.name.startswith("py4j")] == []
     assert raised, "the stop interrupted the batch's collect"
     assert query.exception() is None
     assert query.status["message"] == "Stopped", query.status

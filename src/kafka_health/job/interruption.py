@@ -14,12 +14,16 @@ stop that cut a batch short ended in a ``StackOverflowError`` instead of Spark's
 
 :func:`stop_aware` wraps a ``foreachBatch`` body: a Java interruption anywhere in the cause
 chain of what it raised is raised again as :class:`BatchInterrupted`, whose message is only
-the words Spark matches; any other error passes unchanged.
+the words Spark matches; any other error passes unchanged. py4j logs every error a Python
+callback raises, with its traceback, at ERROR: a :class:`BatchInterrupted` is the query's own
+stop, not an error, and :func:`stop_aware` keeps it out of py4j's log
+(:class:`QuietInterruptions`).
 """
 
 from __future__ import annotations
 
 import functools
+import logging
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -60,9 +64,32 @@ def interruption_of(java_exception: Any) -> str | None:
     return None
 
 
+PY4J_CALLBACK_LOGGERS = ("py4j.clientserver", "py4j.java_gateway")
+"""The loggers of py4j's callback servers (pinned-thread and classic), which log an error a
+Python callback raised."""
+
+
+class QuietInterruptions(logging.Filter):
+    """Drops a log record whose exception is a :class:`BatchInterrupted`."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        return not isinstance(exc, BatchInterrupted)
+
+
+def quiet_py4j_interruptions() -> None:
+    """Keep :class:`BatchInterrupted` out of py4j's callback loggers (once each)."""
+    for name in PY4J_CALLBACK_LOGGERS:
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, QuietInterruptions) for f in logger.filters):
+            logger.addFilter(QuietInterruptions())
+
+
 def stop_aware(body: Body) -> Body:
     """``body`` with a Java interruption re-raised as :class:`BatchInterrupted`."""
     from py4j.protocol import Py4JJavaError
+
+    quiet_py4j_interruptions()
 
     @functools.wraps(body)
     def run(*args: Any, **kwargs: Any) -> None:

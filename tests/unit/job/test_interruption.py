@@ -67,3 +67,27 @@ def test_the_cause_chain_is_walked_to_a_bound() -> None:
     assert interruption_of(JavaException("x", JavaException("java.lang.InterruptedException"))) == (
         "java.lang.InterruptedException"
     )
+
+
+def test_py4j_does_not_log_a_stop_as_an_error_but_logs_any_other(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """py4j's callback server logs what a callback raised, with its traceback, at ERROR; a
+    query's own stop is not one."""
+    import py4j.clientserver
+    import py4j.java_gateway
+
+    def raised_in_callback(exc: BaseException) -> None:
+        for module in (py4j.clientserver, py4j.java_gateway):
+            try:
+                failing(exc)(None, 7)
+            except Exception:  # as py4j's _call_proxy does
+                module.logger.exception("There was an exception while executing the Python Proxy")
+
+    with caplog.at_level("ERROR"):
+        raised_in_callback(py4j_error(JavaException("java.lang.InterruptedException")))
+        assert caplog.records == []
+        raised_in_callback(RuntimeError("disk full"))
+    assert [r.name for r in caplog.records] == ["py4j.clientserver", "py4j.java_gateway"]
+    assert all(isinstance(r.exc_info[1], RuntimeError) for r in caplog.records if r.exc_info)
+    assert all(r.exc_info for r in caplog.records)
