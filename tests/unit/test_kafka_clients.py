@@ -135,6 +135,24 @@ def test_driver_memory_sizes_read_as_spark_reads_them(size: str, mib: int | None
     assert memory_mib(size) == mib
 
 
+@pytest.mark.parametrize("uri", ["hdfs://namenode:8020/kh", "s3a://bucket/kh", "file:///var/kh"])
+def test_a_checkpoint_dir_given_as_a_uri_names_its_key(tmp_path: Path, uri: str) -> None:
+    from kafka_health.config import ConfigError, load_config
+
+    config = tmp_path / "monitor.yaml"
+    config.write_text(f"spark:\n  checkpoint_dir: {uri}\n")
+    with pytest.raises(ConfigError) as raised:
+        load_config(config)
+    assert f"spark.checkpoint_dir: '{uri}' is a {uri.split(':')[0]}:// URI" in str(raised.value)
+
+
+def test_a_checkpoint_dir_path_is_taken() -> None:
+    from kafka_health.config import SparkConfig
+
+    for path in ("var/checkpoints", "/mnt/nfs/kafka-health", "~/kh", "C:/kh"):
+        assert SparkConfig(checkpoint_dir=path).check("spark") == []
+
+
 def test_a_driver_memory_that_is_no_size_names_its_key() -> None:
     from kafka_health.config import SparkConfig
 

@@ -39,6 +39,14 @@ class SparkConfig:
                 f"{path}.conf.spark.driver.memory",
                 f"{self.conf['spark.driver.memory']!r} is not a size such as 2g or 1536m",
             ))  # fmt: skip
+        scheme = re.match(r"([A-Za-z][A-Za-z0-9+.-]*)://", self.checkpoint_dir)
+        if scheme:
+            problems.append(ConfigProblem(f"{path}.checkpoint_dir", (
+                f"{self.checkpoint_dir!r} is a {scheme.group(1)}:// URI; give a folder path "
+                "(a local disk, or on a cluster a mount every node sees, such as NFS): the "
+                "driver writes the detectors' state and rewinds the checkpoint through its "
+                "own file system"
+            )))  # fmt: skip
         if self.shuffle_partitions < 1:
             problems.append(ConfigProblem(f"{path}.shuffle_partitions", "must be at least 1"))
         for i, jar in enumerate(self.jars):
