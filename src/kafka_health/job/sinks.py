@@ -2,23 +2,18 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from kafka_health.config import MonitorConfig
-
-if TYPE_CHECKING:
-    from kafka_health.job.app import MonitorJob
-    from kafka_health.model import Signal
+from kafka_health.job.app import MonitorJob, SignalSink
 
 
-class Sink(Protocol):
-    """A started/stopped consumer of signals."""
+class Sink(SignalSink, Protocol):
+    """A :class:`~kafka_health.job.app.SignalSink` that is started and stopped."""
 
     def start(self) -> None: ...
 
     def stop(self) -> None: ...
-
-    def publish(self, signals: list[Signal], snapshot: bool = True) -> None: ...
 
 
 def build_sinks(config: MonitorConfig, job: MonitorJob) -> list[Sink]:
