@@ -4,7 +4,7 @@
 ``foreachBatch`` body (``job/steps``), and the p50/p95 of each after the first third.
 
     .venv/bin/python benchmarks/sustained_batches.py [--rate 1000] [--seconds 60] [--paced]
-        [--storm] [--standalone-workers N]
+        [--storm] [--standalone-workers N] [--timeline]
 
 ``--paced``: no live producer. ``--seconds`` of the traffic at ``--rate`` are written first
 (``bench throughput``'s backlog), and the job reads them capped at the traffic's records per
@@ -17,13 +17,22 @@ does not keep up with the rate.
 Runs a local 1-broker Kafka and Spark ``local[2]``, or with ``--standalone-workers N`` a Spark
 standalone master and N 1-core workers started here (as ``bench throughput`` does). Writes
 nothing to the repo.
+
+``--timeline``: Spark's event log in a temporary folder, and from it, for the same batches,
+where each one's time went: from its trigger to its Spark job (the offset log, planning, the
+plan's code generated again, the ``foreachBatch`` body up to its collect), each stage's span
+and its tasks' summed run, CPU, deserialization and GC time, and from the last stage's end
+to the batch's (the body's rest, the commit log).
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
 import contextlib
 import dataclasses
+import datetime
+import json
 import math
 import statistics
 import subprocess
@@ -65,6 +74,7 @@ def main() -> None:
     parser.add_argument(
         "--standalone-workers", type=int, default=0, metavar="N", help="N 1-core workers"
     )
+    parser.add_argument("--timeline", action="store_true", help="from Spark's event log")
     args = parser.parse_args()
     plan = dataclasses.replace(
         ThroughputPlan(), rate=args.rate, seconds=args.seconds, storm=args.storm
@@ -83,7 +93,9 @@ def main() -> None:
         config = dataclasses.replace(
             base,
             topics=TopicsConfig(),
-            spark=spark_config(tmp / "checkpoints", master),
+            spark=with_event_log(spark_config(tmp / "checkpoints", master), tmp / "events")
+            if args.timeline
+            else spark_config(tmp / "checkpoints", master),
             job=JobConfig(starting_offsets="earliest"),
         )
         written = 0
@@ -128,7 +140,10 @@ def main() -> None:
         spark.stop()
         if load is not None and load.returncode != 0:
             raise SystemExit(f"bench load failed: {load.stderr[-2000:]}")
-    report(progress.by_query.get(QUERY, [])[before:], steps, steps_before)
+        batches = progress.by_query.get(QUERY, [])[before:]
+        report(batches, steps, steps_before)
+        if args.timeline:
+            timeline(tmp / "events", {p.batchId for p in batches[len(batches) // 3 :]})
 
 
 def live_load(config_file: Path, plan: Any, args: argparse.Namespace) -> Any:
@@ -140,6 +155,80 @@ def live_load(config_file: Path, plan: Any, args: argparse.Namespace) -> Any:
          str(args.rate), "--seconds", str(args.seconds), "--seed", "2", "--json"],
         capture_output=True, text=True, check=False,
     )  # fmt: skip
+
+
+def with_event_log(spark: Any, folder: Path) -> Any:
+    """``spark`` (a ``SparkConfig``) writing Spark's uncompressed event log to ``folder``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    conf = {**spark.conf, "spark.eventLog.enabled": "true", "spark.eventLog.dir": str(folder),
+            "spark.eventLog.compress": "false"}  # fmt: skip
+    return dataclasses.replace(spark, conf=conf)
+
+
+def _epoch_ms(stamp: str) -> float:
+    return datetime.datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp() * 1000
+
+
+def timeline(folder: Path, batch_ids: set[int]) -> None:
+    """The monitor query's ``batch_ids`` from the event log in ``folder`` (see the module
+    docstring): the p50 of each phase, in ms."""
+    from kafka_health.job.app import QUERY
+
+    starts: dict[int, tuple[float, float]] = {}  # batch -> (trigger, duration), ms
+    query_id = None
+    Key = tuple[str | None, int]  # the query's id, the batch's
+    stage_batch: dict[int, Key] = {}
+    job_submitted: dict[Key, float] = {}  # the batch's first job
+    stage_span: dict[int, tuple[float, float]] = {}
+    tasks: dict[int, list[dict[str, float]]] = collections.defaultdict(list)
+    for path in sorted(p for p in folder.rglob("*") if p.is_file() and p.name[0] != "."):
+        for line in path.open():
+            event = json.loads(line)
+            kind = event["Event"]
+            if kind.endswith("QueryProgressEvent") and event["progress"]["name"] == QUERY:
+                progress = event["progress"]
+                query_id = progress["id"]
+                starts[progress["batchId"]] = (
+                    _epoch_ms(progress["timestamp"]),
+                    progress["batchDuration"],
+                )
+            elif kind == "SparkListenerJobStart":
+                props = event.get("Properties") or {}
+                if props.get("streaming.sql.batchId") is not None:
+                    key = (props.get("sql.streaming.queryId"), int(props["streaming.sql.batchId"]))
+                    stage_batch.update(dict.fromkeys(event["Stage IDs"], key))
+                    job_submitted.setdefault(key, event["Submission Time"])
+            elif kind == "SparkListenerStageCompleted":
+                info = event["Stage Info"]
+                stage_span[info["Stage ID"]] = (info["Submission Time"], info["Completion Time"])
+            elif kind == "SparkListenerTaskEnd":
+                m = event.get("Task Metrics") or {}
+                tasks[event["Stage ID"]].append({
+                    "run": m.get("Executor Run Time", 0),
+                    "cpu": m.get("Executor CPU Time", 0) / 1e6,
+                    "deserialize": m.get("Executor Deserialize Time", 0),
+                    "gc": m.get("JVM GC Time", 0),
+                })  # fmt: skip
+    phases: dict[str, list[float]] = collections.defaultdict(list)
+    for batch in sorted(batch_ids & set(starts)):
+        key = (query_id, batch)
+        stages = sorted(s for s, k in stage_batch.items() if k == key and s in stage_span)
+        if not stages or key not in job_submitted:
+            continue
+        trigger, duration = starts[batch]
+        phases["trigger to the batch's Spark job"].append(job_submitted[key] - trigger)
+        for i, stage in enumerate(stages):
+            begun, ended = stage_span[stage]
+            phases[f"stage {i}: span"].append(ended - begun)
+            phases[f"stage {i}: tasks"].append(len(tasks[stage]))
+            for metric in ("run", "cpu", "deserialize", "gc"):
+                phases[f"stage {i}: tasks' {metric}"].append(sum(t[metric] for t in tasks[stage]))
+        phases["last stage's end to the batch's"].append(
+            trigger + duration - stage_span[stages[-1]][1]
+        )
+    print(f"\nSpark's event log, {len(phases['stage 0: span'])} batches, p50:")
+    for name, values in phases.items():
+        print(f"  {name:36s} {statistics.median(values):8.0f}")
 
 
 def report(batches: list[Any], steps: dict[int, dict[str, float]], steps_before: int) -> None:
