@@ -1,9 +1,10 @@
 """A crash between two saves of the detector state, on real Kafka and Spark: the restarted
 job rewinds the checkpoint to the batch the state holds and reads the batches after it again,
-so every event is folded in once (not lost, not twice)."""
+so every event is folded in once (not lost, not twice), and no dead letter is sent twice."""
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 from typing import Any
@@ -103,3 +104,52 @@ def test_a_batch_whose_fold_failed_is_read_again_when_its_query_starts_again(
     job.run_available_now()  # the query started again, as the supervisor starts it
     assert full_gcs(job) == 6, "batch 1's pauses read again and folded in once"
     assert job.board.batch_id == logged_batches(job.checkpoint, "commits")[-1]
+
+
+def test_a_batch_read_again_after_a_crash_sends_no_dead_letter_twice(
+    kafka_cluster: Any, spark: Any, tmp_path: Path
+) -> None:
+    # Two records a batch, a save at batch 0 only: a Full GC line and a record of binary
+    # garbage (a dead letter) in each of batches 0-2. After the crash batches 1-2 are read
+    # again; their dead letters were sent before it (job/sent_letters).
+    config = job_config(
+        kafka_cluster, tmp_path, max_offsets_per_trigger=2, state_save_interval_s=3600.0
+    )
+    create_topics(config, partitions=1)
+    t0 = int(time.time() * 1000) - 10_000
+    records = []
+    for i in range(3):
+        records += [gc_line(t0 + i, i), (b"1", b"\x00\x01\x02 not a log line %d" % i, 0)]
+    produce(config, config.topics.broker_logs, records)
+
+    crashed = MonitorJob(spark, config)
+    crashed._save_pending = lambda: None  # type: ignore[method-assign]  # killed: no stop save
+    crashed.run_available_now()
+    assert dead_letter_offsets(config) == [1, 3, 5]
+
+    restarted = MonitorJob(spark, config)
+    assert logged_batches(restarted.checkpoint, "commits") == [0], "batches 1-2 rewound"
+    restarted.run_available_now()
+    assert full_gcs(restarted) == 3, "batches 1-2 read again"
+    assert dead_letter_offsets(config) == [1, 3, 5], "each dead letter sent once"
+
+    # A record dead-lettered after the replay is sent: the log holds back only what was sent.
+    produce(config, config.topics.broker_logs, [(b"1", b"\x00 garbage after the crash", 0)])
+    restarted.run_available_now()
+    assert dead_letter_offsets(config) == [1, 3, 5, 6]
+
+
+def dead_letter_offsets(config: Any) -> list[int]:
+    """The source offsets of every record in the dead-letter topic, in its order."""
+    from kafka import KafkaConsumer
+
+    from kafka_health.kafka_clients import python_client_options
+
+    consumer = KafkaConsumer(
+        config.topics.dead_letter, auto_offset_reset="earliest", consumer_timeout_ms=5_000,
+        **python_client_options(config.kafka),
+    )  # fmt: skip
+    try:
+        return [json.loads(m.value)["source_offset"] for m in consumer]
+    finally:
+        consumer.close()

@@ -25,7 +25,9 @@ again, not lost.
 
 from __future__ import annotations
 
+import functools
 import logging
+import operator
 import signal
 import threading
 import time
@@ -71,6 +73,7 @@ from kafka_health.job.quarantine import (
 from kafka_health.job.rejected_counts import SOURCES, RejectedCounts
 from kafka_health.job.rewind import RewindImpossible, rewind
 from kafka_health.job.save_schedule import SaveSchedule
+from kafka_health.job.sent_letters import SentLetters
 from kafka_health.job.sources import kafka_stream
 from kafka_health.job.state_file import read_state, write_state
 from kafka_health.job.steps import StepTimer
@@ -154,6 +157,7 @@ class MonitorJob:
         self.checkpoint = checkpoints / QUERY
         self.canary_checkpoint = self.checkpoint / "canary-query"
         self.state_path = self.checkpoint / "detectors" / "state.json"
+        self._sent_letters = SentLetters(self.checkpoint / "detectors" / "dead_letters_sent.json")
         # Task slots: the canary query reads the monitored cluster in one task, which can
         # block 30 s on a dead or hung leader ("position ... could not be determined"); the
         # monitor query reads the transport with the other slots, so that block never starves
@@ -284,9 +288,8 @@ class MonitorJob:
                 with timer.step("quarantine"):
                     collected, lettered, culprits = self._quarantine(batch_id, exc)
         if lettered:
-            with timer.step("dead_letters"):
-                for parsed in lettered:  # the batch, or its parts that hold some
-                    self._write_dead_letters(parsed)
+            with timer.step("dead_letters"):  # the batch, or its parts that hold some
+                self._write_dead_letters(lettered, batch_id)
         self._folds.submit(
             # Its Spark calls (the rejected records' dead letters) stopped by a stop: raised
             # at the next batch in the few words Spark takes for its stop (.interruption).
@@ -336,11 +339,17 @@ class MonitorJob:
         """Tasks for batch ``batch_id``: one per core less the canary query's at idle, a task
         per source piece (on every core) for a backlog of at least BACKLOG_RECORDS (its size
         from the offset log)."""
-        try:
-            ranges = batch_ranges(self.checkpoint, batch_id, self.own_topics())
-        except (OSError, ValueError):  # no offset log to read (a test's batch): the default
+        ranges = self._batch_ranges(batch_id)
+        if ranges is None:  # no offset log to read (a test's batch): the default
             return self._parallelism
         return batch_tasks(ranges, self._parallelism)
+
+    def _batch_ranges(self, batch_id: int) -> list[OffsetRange] | None:
+        """The offset ranges batch ``batch_id`` reads, from the offset log; None without one."""
+        try:
+            return batch_ranges(self.checkpoint, batch_id, self.own_topics())
+        except (OSError, ValueError):
+            return None
 
     def _save_if_due(self, query: str) -> None:
         """A batch of ``query`` was folded: save the state when its schedule says so; a
@@ -370,19 +379,35 @@ class MonitorJob:
             raise
         self._save_schedule.written()
 
-    def _write_dead_letters(self, batch: DataFrame) -> None:
-        """Send the batch's dead letters (with their source offsets) to the dead-letter topic."""
+    def _write_dead_letters(self, parts: list[DataFrame], batch_id: int) -> None:
+        """Send the dead letters (with their source offsets) of a batch's parsed ``parts`` (the
+        batch, or its parts the quarantine ran) to the dead-letter topic, in one write: the
+        send log takes a batch's letters of a kind as sent at once."""
         from pyspark.sql import functions as F
 
         from kafka_health.parsing.deadletter import dead_letters
 
-        logs = batch.where(F.col("source_topic") == self.config.topics.broker_logs)
-        self._send_dead_letters(dead_letters(logs, self.config.parsing.dead_letter))
+        is_log = F.col("source_topic") == self.config.topics.broker_logs
+        letters = [dead_letters(p.where(is_log), self.config.parsing.dead_letter) for p in parts]
+        union = functools.reduce(lambda a, b: a.unionByName(b), letters)
+        self._send_dead_letters(union, "parse", batch_id)
 
-    def _send_dead_letters(self, letters: DataFrame) -> None:
-        """Rows of ``DEAD_LETTER_COLUMNS`` to the dead-letter topic (on the transport)."""
+    def _send_dead_letters(self, letters: DataFrame, kind: str, batch_id: int) -> None:
+        """Rows of ``DEAD_LETTER_COLUMNS`` to the dead-letter topic (on the transport), but
+        those a batch read again after a crash sent before (:mod:`.sent_letters`)."""
+        from pyspark.sql import functions as F
+
         from kafka_health.parsing.deadletter import dead_letter_records
 
+        sent = self._sent_letters.unsent_below(kind, batch_id)
+        if sent:
+            already = [
+                (F.col("source_topic") == topic)
+                & (F.col("source_partition") == partition)
+                & (F.col("source_offset") < end)
+                for (topic, partition), end in sorted(sent.items())
+            ]
+            letters = letters.where(~functools.reduce(operator.or_, already))
         (
             dead_letter_records(letters)
             .write.format("kafka")
@@ -390,6 +415,9 @@ class MonitorJob:
             .option("topic", self.config.topics.dead_letter)
             .save()
         )
+        ranges = self._batch_ranges(batch_id)
+        if ranges is not None:
+            self._sent_letters.sent(kind, batch_id, ranges)
 
     def _quarantine(
         self, batch_id: int, error: Exception
@@ -422,7 +450,7 @@ class MonitorJob:
             rows = [row for part_rows, _ in found.results for row in part_rows]
             with_letters = [p for part_rows, p in found.results if has_dead_letters(part_rows)]
             if found.culprits:
-                self._write_culprits(raw, found.culprits)
+                self._write_culprits(raw, found.culprits, batch_id)
             return rows, with_letters, found.culprits
         finally:
             raw.unpersist()
@@ -450,11 +478,12 @@ class MonitorJob:
             rejected_letters(rejected, topics, self.config.parsing.dead_letter.max_value_bytes),
             DEAD_LETTER_DDL,
         )
-        self._send_dead_letters(letters)
+        self._send_dead_letters(letters, "rejected", batch_id)
 
-    def _write_culprits(self, raw: DataFrame, culprits: list[Culprit]) -> None:
+    def _write_culprits(self, raw: DataFrame, culprits: list[Culprit], batch_id: int) -> None:
         """The records that fail the parse, as dead letters with reason ``parse_failed``."""
-        self._send_dead_letters(culprit_letters(raw, culprits, self.config.parsing.dead_letter))
+        letters = culprit_letters(raw, culprits, self.config.parsing.dead_letter)
+        self._send_dead_letters(letters, "culprit", batch_id)
 
     def _resume(self) -> None:
         """Restore the saved state and rewind each query's checkpoint to the batch it holds."""

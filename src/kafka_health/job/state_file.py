@@ -26,7 +26,7 @@ STATE_FORMAT = 3
 """The layout of the document this release writes (1: before formats were written; 3: the
 elections detector keeps one entry per election, not every report, and reads 1-2's list)."""
 
-__all__ = ["STATE_FORMAT", "StateFormatError", "read_state", "write_state"]
+__all__ = ["STATE_FORMAT", "StateFormatError", "read_state", "replace_file", "write_state"]
 
 
 def read_state(path: Path) -> dict[str, Any] | None:
@@ -53,11 +53,17 @@ def write_state(path: Path, document: dict[str, Any]) -> None:
     bytes (``json.dump`` to a file, chunk by chunk, was 4 times slower still). Unlike
     ``json``, orjson writes a float that is not finite as null: the detectors keep none
     (their times come from clocks, their values from a log line's digits)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     data = orjson.dumps(
         stamped(document, STATE_FORMAT), default=_as_list, option=orjson.OPT_NON_STR_KEYS
     )
+    replace_file(path, data)
+
+
+def replace_file(path: Path, data: bytes) -> None:
+    """``path`` holding ``data``, replaced so that a crash leaves the old file or the new one,
+    whole and on disk (its folder made if needed)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     with open(temporary, "wb") as out:
         out.write(data)
         out.flush()
