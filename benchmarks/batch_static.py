@@ -34,6 +34,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.event_log import event_log_conf, events
+
 KAFKA_COLUMNS = (
     "key binary, value binary, topic string, partition int, offset long, timestamp timestamp, "
     "timestampType int"
@@ -67,14 +71,12 @@ def executor_cpu_ms(event_log: Path) -> list[float]:
     uncompressed event log(s) under ``event_log`` (not the checksum files beside them)."""
     job_of_stage: dict[int, int] = {}
     cpu_ns: dict[int, int] = collections.defaultdict(int)
-    for path in sorted(p for p in event_log.rglob("*") if p.is_file() and p.name[0] != "."):
-        for line in path.read_text().splitlines():
-            event = json.loads(line)
-            if event["Event"] == "SparkListenerJobStart":
-                job_of_stage.update(dict.fromkeys(event["Stage IDs"], event["Job ID"]))
-            elif event["Event"] == "SparkListenerTaskEnd" and event["Stage ID"] in job_of_stage:
-                metrics = event.get("Task Metrics") or {}
-                cpu_ns[job_of_stage[event["Stage ID"]]] += metrics.get("Executor CPU Time", 0)
+    for event in events(event_log):
+        if event["Event"] == "SparkListenerJobStart":
+            job_of_stage.update(dict.fromkeys(event["Stage IDs"], event["Job ID"]))
+        elif event["Event"] == "SparkListenerTaskEnd" and event["Stage ID"] in job_of_stage:
+            metrics = event.get("Task Metrics") or {}
+            cpu_ns[job_of_stage[event["Stage ID"]]] += metrics.get("Executor CPU Time", 0)
     return [cpu_ns[job] / 1e6 for job in sorted(cpu_ns)]
 
 
@@ -133,8 +135,7 @@ def main() -> None:
         conf["spark.driver.extraJavaOptions"] = "-XX:FlightRecorderOptions:stackdepth=256"
     event_log = Path(tempfile.mkdtemp(prefix="batch-static-events-")) if args.cpu else None
     if event_log is not None:
-        conf.update({"spark.eventLog.enabled": "true", "spark.eventLog.dir": str(event_log),
-                     "spark.eventLog.compress": "false"})  # fmt: skip
+        conf.update(event_log_conf(event_log))
     spark = build_spark_session(dataclasses.replace(config.spark, conf=conf))
     # As in the streaming query, which runs without adaptive execution (Spark turns it off
     # there); with it, Spark plans the exchanges differently (no reused exchange).

@@ -32,7 +32,6 @@ import collections
 import contextlib
 import dataclasses
 import datetime
-import json
 import math
 import statistics
 import subprocess
@@ -42,6 +41,10 @@ import threading
 import time
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.event_log import event_log_conf, events
 
 
 def quantile(values: list[float], q: float) -> float:
@@ -159,10 +162,7 @@ def live_load(config_file: Path, plan: Any, args: argparse.Namespace) -> Any:
 
 def with_event_log(spark: Any, folder: Path) -> Any:
     """``spark`` (a ``SparkConfig``) writing Spark's uncompressed event log to ``folder``."""
-    folder.mkdir(parents=True, exist_ok=True)
-    conf = {**spark.conf, "spark.eventLog.enabled": "true", "spark.eventLog.dir": str(folder),
-            "spark.eventLog.compress": "false"}  # fmt: skip
-    return dataclasses.replace(spark, conf=conf)
+    return dataclasses.replace(spark, conf={**spark.conf, **event_log_conf(folder)})
 
 
 def _epoch_ms(stamp: str) -> float:
@@ -177,42 +177,40 @@ def timeline(folder: Path, batch_ids: set[int]) -> None:
     starts: dict[int, tuple[float, float]] = {}  # batch -> (trigger, duration), ms
     query_id = None
     Key = tuple[str | None, int]  # the query's id, the batch's
-    stage_batch: dict[int, Key] = {}
+    batch_stages: dict[Key, list[int]] = collections.defaultdict(list)
     job_submitted: dict[Key, float] = {}  # the batch's first job
     stage_span: dict[int, tuple[float, float]] = {}
     tasks: dict[int, list[dict[str, float]]] = collections.defaultdict(list)
-    for path in sorted(p for p in folder.rglob("*") if p.is_file() and p.name[0] != "."):
-        for line in path.open():
-            event = json.loads(line)
-            kind = event["Event"]
-            if kind.endswith("QueryProgressEvent") and event["progress"]["name"] == QUERY:
-                progress = event["progress"]
-                query_id = progress["id"]
-                starts[progress["batchId"]] = (
-                    _epoch_ms(progress["timestamp"]),
-                    progress["batchDuration"],
-                )
-            elif kind == "SparkListenerJobStart":
-                props = event.get("Properties") or {}
-                if props.get("streaming.sql.batchId") is not None:
-                    key = (props.get("sql.streaming.queryId"), int(props["streaming.sql.batchId"]))
-                    stage_batch.update(dict.fromkeys(event["Stage IDs"], key))
-                    job_submitted.setdefault(key, event["Submission Time"])
-            elif kind == "SparkListenerStageCompleted":
-                info = event["Stage Info"]
-                stage_span[info["Stage ID"]] = (info["Submission Time"], info["Completion Time"])
-            elif kind == "SparkListenerTaskEnd":
-                m = event.get("Task Metrics") or {}
-                tasks[event["Stage ID"]].append({
-                    "run": m.get("Executor Run Time", 0),
-                    "cpu": m.get("Executor CPU Time", 0) / 1e6,
-                    "deserialize": m.get("Executor Deserialize Time", 0),
-                    "gc": m.get("JVM GC Time", 0),
-                })  # fmt: skip
+    for event in events(folder):
+        kind = event["Event"]
+        if kind.endswith("QueryProgressEvent") and event["progress"]["name"] == QUERY:
+            progress = event["progress"]
+            query_id = progress["id"]
+            starts[progress["batchId"]] = (
+                _epoch_ms(progress["timestamp"]),
+                progress["batchDuration"],
+            )
+        elif kind == "SparkListenerJobStart":
+            props = event.get("Properties") or {}
+            if props.get("streaming.sql.batchId") is not None:
+                key = (props.get("sql.streaming.queryId"), int(props["streaming.sql.batchId"]))
+                batch_stages[key].extend(event["Stage IDs"])
+                job_submitted.setdefault(key, event["Submission Time"])
+        elif kind == "SparkListenerStageCompleted":
+            info = event["Stage Info"]
+            stage_span[info["Stage ID"]] = (info["Submission Time"], info["Completion Time"])
+        elif kind == "SparkListenerTaskEnd":
+            m = event.get("Task Metrics") or {}
+            tasks[event["Stage ID"]].append({
+                "run": m.get("Executor Run Time", 0),
+                "cpu": m.get("Executor CPU Time", 0) / 1e6,
+                "deserialize": m.get("Executor Deserialize Time", 0),
+                "gc": m.get("JVM GC Time", 0),
+            })  # fmt: skip
     phases: dict[str, list[float]] = collections.defaultdict(list)
     for batch in sorted(batch_ids & set(starts)):
         key = (query_id, batch)
-        stages = sorted(s for s, k in stage_batch.items() if k == key and s in stage_span)
+        stages = sorted(s for s in batch_stages.get(key, []) if s in stage_span)
         if not stages or key not in job_submitted:
             continue
         trigger, duration = starts[batch]
