@@ -1,0 +1,80 @@
+"""Spark's log under the project's Log4j config holds what an operator can act on.
+
+Every batch of the job ships its parse plan as a task binary of about 1.1 MB, and Spark's
+DAGScheduler warns of any over 1,000 KiB: one line a batch. The config drops that message and
+no other. Each case runs in a JVM of its own (the config is read once, at the JVM's start):
+once with the project's config, once with the same config less the filter, which shows the job
+below does draw the warning."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from importlib import resources
+from pathlib import Path
+
+import pytest
+
+pytestmark = [pytest.mark.spark]
+
+WARNING = "Broadcasting large task binary"
+OTHER = "kafka-health probe: another DAGScheduler warning"
+
+# A job whose task binary holds a 1.2 MB literal, then a warning of the DAGScheduler's own
+# logger that is not the task binary's. argv[1]: a Log4j config to use instead of the
+# project's, or "".
+SCRIPT = f"""
+import sys
+from pyspark.sql import functions as F
+from kafka_health.spark.config import SparkConfig
+from kafka_health.spark.session import build_spark_session
+
+conf = {{}}
+if sys.argv[1]:
+    conf["spark.driver.extraJavaOptions"] = "-Dlog4j2.configurationFile=" + sys.argv[1]
+spark = build_spark_session(
+    SparkConfig(master="local[1]", pretouch_heap=False, conf=conf)
+)
+big = F.lit("x" * 1_200_000)
+rows = spark.range(1).select(F.length(F.concat(F.col("id").cast("string"), big))).collect()
+assert rows[0][0] == 1_200_001, rows
+jvm = spark.sparkContext._jvm
+logger = jvm.org.apache.logging.log4j.LogManager.getLogger(
+    "org.apache.spark.scheduler.DAGScheduler"
+)
+logger.warn("{OTHER}")
+spark.stop()
+print("done")
+"""
+
+
+def run_with(log_config: str) -> str:
+    """The script's stderr (Spark's log) in a fresh JVM."""
+    run = subprocess.run(
+        [sys.executable, "-c", SCRIPT, log_config],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert run.returncode == 0 and run.stdout.strip().endswith("done"), run.stderr[-3000:]
+    return run.stderr
+
+
+def test_the_task_binary_warning_is_dropped_and_other_warnings_pass() -> None:
+    log = run_with("")
+    assert WARNING not in log
+    assert OTHER in log
+
+
+def test_without_the_filter_the_same_job_draws_the_warning(tmp_path: Path) -> None:
+    project = resources.files("kafka_health.spark").joinpath("log4j2.properties").read_text()
+    unfiltered = "\n".join(
+        line for line in project.splitlines() if not line.startswith("logger.dagscheduler.")
+    )
+    assert unfiltered != project
+    config = tmp_path / "log4j2.properties"
+    config.write_text(unfiltered)
+    log = run_with(str(config))
+    assert WARNING in log
+    assert OTHER in log
