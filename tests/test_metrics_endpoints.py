@@ -193,7 +193,7 @@ def test_a_real_prometheus_scrapes_with_the_right_credentials_only(
            "key_file": str(pki / "client.key")}  # fmt: skip
     auth = {"username": "prometheus", "password_file": str(pki / "password")}
     (tmp_path / "wrong").write_text("wrong\n")
-    jobs = {
+    jobs: dict[str, dict[str, Any]] = {
         "right": {"scheme": "https", "tls_config": tls, "basic_auth": auth},
         "wrong-password": {"scheme": "https", "tls_config": tls,
                            "basic_auth": {**auth, "password_file": str(tmp_path / "wrong")}},

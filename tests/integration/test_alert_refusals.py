@@ -6,15 +6,11 @@ from __future__ import annotations
 
 import dataclasses
 import socket
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit" / "alerting"))
-
-from alerting_harness import Harness, ReceiverTransport, sig, stop_receivers
+from tests.unit.alerting.alerting_harness import Harness, ReceiverTransport, sig, stop_receivers
 
 pytestmark = pytest.mark.integration
 

@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from canary_support import (
+from kafka import KafkaAdminClient
+from tests.integration.canary_support import (
     TopicReader,
     complete_snapshots,
     described,
@@ -28,7 +29,6 @@ from canary_support import (
     scrape,
     snapshot_view,
 )
-from kafka import KafkaAdminClient
 from tests.waiting import wait_for
 
 from kafka_health.canary.service import CanaryService

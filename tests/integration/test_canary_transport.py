@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from canary_support import TopicReader, complete_snapshots, leaders
 from kafka import KafkaAdminClient
+from tests.integration.canary_support import TopicReader, complete_snapshots, leaders
 from tests.waiting import wait_for
 
 from kafka_health.canary.service import CanaryService

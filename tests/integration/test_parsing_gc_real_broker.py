@@ -31,7 +31,7 @@ def test_forced_full_gc_on_a_local_broker(spark: Any, local_cluster: Any) -> Non
     node = cluster.nodes[0]
     subprocess.run(["jcmd", str(node.pid), "GC.run"], check=True, capture_output=True, timeout=60)
     deadline = time.monotonic() + 30
-    stated = []
+    stated: list[re.Match[str]] = []
     while time.monotonic() < deadline and not stated:
         stated = [
             m for line in node.gc_log.read_text().splitlines() if (m := UNIFIED_FULL.search(line))

@@ -6,7 +6,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from shipper_support import TopicReader, wait_until
+from tests.integration.shipper_support import TopicReader, wait_until
 
 from kafka_health.shipper.devcluster import shipper_config_for, start_shipper_thread, with_shipper
 

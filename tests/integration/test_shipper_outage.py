@@ -10,7 +10,14 @@ import uuid
 from pathlib import Path
 
 import pytest
-from shipper_support import SyntheticLogs, TopicReader, create_topic, scrape, total, wait_until
+from tests.integration.shipper_support import (
+    SyntheticLogs,
+    TopicReader,
+    create_topic,
+    scrape,
+    total,
+    wait_until,
+)
 
 from kafka_health.config import MonitorConfig, ShipperBrokerConfig, ShipperFileConfig
 from kafka_health.devcluster.cluster import free_ports
@@ -84,7 +91,12 @@ def test_nothing_is_lost_while_the_brokers_are_down(local_cluster, tmp_path: Pat
         assert shipper.wait(60) == 0
 
         expected = set(logs.written)
-        assert wait_until(lambda: (reader.poll(), expected <= set(reader.lines()))[1], 60)
+
+        def all_read() -> bool:
+            reader.poll()
+            return expected <= set(reader.lines())
+
+        assert wait_until(all_read, 60)
         found = reader.lines()
         assert set(found) == expected
         duplicated = sum(1 for n in found.values() if n > 1)

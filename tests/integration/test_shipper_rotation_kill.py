@@ -12,7 +12,13 @@ import uuid
 from pathlib import Path
 
 import pytest
-from shipper_support import SyntheticLogs, TopicReader, create_topic, saved_offsets, wait_until
+from tests.integration.shipper_support import (
+    SyntheticLogs,
+    TopicReader,
+    create_topic,
+    saved_offsets,
+    wait_until,
+)
 
 from kafka_health.config import MonitorConfig, ShipperBrokerConfig, ShipperFileConfig
 from kafka_health.shipper.devcluster import shipper_config_for, start_shipper_process, with_shipper

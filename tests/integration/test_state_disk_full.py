@@ -6,16 +6,12 @@ a real 1 MiB tmpfs filled to the last byte; the pages go to a real HTTP receiver
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit" / "alerting"))
-
-from alerting_harness import Harness, sig, stop_receivers
 from tests.small_disk import fill, tmpfs
+from tests.unit.alerting.alerting_harness import Harness, sig, stop_receivers
 
 from kafka_health.model import Signal
 

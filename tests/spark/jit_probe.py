@@ -14,12 +14,11 @@ import argparse
 import datetime
 import json
 import re
+import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
-
-from job_support import KAFKA_COLUMNS  # run as a script: its folder is on sys.path
 
 STAGE_CLASS = re.compile(r"GeneratedIteratorForCodegenStage(\d+)$")
 
@@ -72,6 +71,9 @@ def main() -> None:
     config = MonitorConfig()
     spark = build_spark_session(config.spark)
     jvm: Any = spark.sparkContext._jvm
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # run as a script: the repo
+    from tests.spark.job_support import KAFKA_COLUMNS
+
     frame = spark.createDataFrame(log_rows(args.records), KAFKA_COLUMNS).cache()
     frame.count()
     recording = jvm.jdk.jfr.Recording()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import uuid
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +52,7 @@ def create_topics(config: MonitorConfig, partitions: int = 4) -> None:
 
 
 def produce(
-    config: MonitorConfig, topic: str, records: list[tuple[bytes | None, bytes, int]]
+    config: MonitorConfig, topic: str, records: Sequence[tuple[bytes | None, bytes, int]]
 ) -> None:
     """Produce (key, value, partition) records and wait for every acknowledgement."""
     producer = KafkaProducer(acks="all", linger_ms=5, **python_client_options(config.kafka))

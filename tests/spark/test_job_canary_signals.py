@@ -44,10 +44,10 @@ def test_known_latencies_give_exact_counts_and_percentiles(
     # 1,000 acknowledgements with latencies 1 ms .. 1000 ms; partitions 0-1 led by broker 1,
     # 2-3 by broker 2; append delay = latency / 2.
     for i in range(1000):
-        latency = (i + 1) / 1000
+        latency_s = (i + 1) / 1000
         partition = i % 4
         o = outcome(
-            config.topics.canary, partition, i, base + i * 5, latency_s=latency,
+            config.topics.canary, partition, i, base + i * 5, latency_s=latency_s,
             leader=1 if partition < 2 else 2, log_append_ms=base + i * 5 + (i + 1) // 2,
         )  # fmt: skip
         records.append((o.key, o.encode(), partition))

@@ -13,15 +13,16 @@ from typing import Any
 
 import pytest
 from benchmarks.hostile_logs import huge_lines
+from benchmarks.log_lines import gc_stamp
 from kafka import KafkaConsumer, KafkaProducer
 from kafka.admin import KafkaAdminClient, NewTopic
 
-from kafka_health.job import app
+from kafka_health.job import app, batch
 from kafka_health.job.app import MonitorJob
 from kafka_health.kafka_clients import python_client_options
 from kafka_health.model import labels
 from tests.spark.job_support import by_name, job_config
-from tests.spark.test_job_log_signals import entry, gc_stamp
+from tests.spark.test_job_log_signals import entry
 from tests.spark.test_parsing_hostile import nested_json
 from tests.waiting import wait_for
 
@@ -60,7 +61,8 @@ def parse_that_fails_on_the_pill(real: Any) -> Any:
 def test_poison_records_are_dead_lettered_by_the_running_job(
     kafka_cluster: Any, spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(app, "parsed_stream", parse_that_fails_on_the_pill(app.parsed_stream))
+    # app's parsed_stream: the one it imports from job.batch
+    monkeypatch.setattr(app, "parsed_stream", parse_that_fails_on_the_pill(batch.parsed_stream))
     config = job_config(kafka_cluster, tmp_path, trigger_interval_s=1.0)
     options = python_client_options(config.kafka)
     admin = KafkaAdminClient(**options)

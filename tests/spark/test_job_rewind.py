@@ -88,11 +88,11 @@ def test_a_batch_whose_fold_failed_is_read_again_when_its_query_starts_again(
     fold = job.board.fold
     failed: list[int] = []
 
-    def fold_failing_once(batch_id: int, batch: Any, **kwargs: Any) -> Any:
+    def fold_failing_once(batch_id: int, batch: Any, *args: Any, **kwargs: Any) -> bool:
         if batch_id == 1 and not failed:
             failed.append(batch_id)
             raise OSError(28, "No space left on device")
-        return fold(batch_id, batch, **kwargs)
+        return fold(batch_id, batch, *args, **kwargs)
 
     job.board.fold = fold_failing_once  # type: ignore[method-assign]
     with pytest.raises(Exception, match="No space left on device"):

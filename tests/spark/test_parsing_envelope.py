@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,7 @@ SHRINK = (
 )
 
 
-def records(spark: Any, values: list[tuple[bytes | None, bytes | None]]) -> Any:
+def records(spark: Any, values: Sequence[tuple[bytes | None, bytes | None]]) -> Any:
     at = datetime(2026, 11, 22, 10, 0, 0)
     rows = [(k, v, "logs", 0, i, at) for i, (k, v) in enumerate(values)]
     return spark.createDataFrame(rows, SCHEMA)
@@ -55,6 +56,7 @@ def test_configured_paths(spark: Any) -> None:
     value = json.dumps({"line": SHRINK, "labels": {"node": "9"}}).encode()
     config = ParsingConfig(fields=EnvelopeFieldsConfig(message=["line"], broker_id=["labels.node"]))
     row = parse_entries(decode_records(records(spark, [(None, value)]), config)).first()
+    assert row is not None
     assert (row["type"], row["broker_id"]) == ("isr_shrink", "9")
 
 
@@ -148,7 +150,9 @@ def test_malformed_is_dead_lettered_unless_configured(spark: Any) -> None:
     """A truncated event line is malformed, and set aside with its offset."""
     truncated = b"[2022-03-12 18:10:07,139] INFO [Partition x-1 broker=3] Shrinking ISR from 3,1 to"
     parsed = parse_entries(decode_records(records(spark, [(b"3", truncated)])))
-    assert parsed.first()["outcome"] == "malformed"
+    first = parsed.first()
+    assert first is not None
+    assert first["outcome"] == "malformed"
     assert dead_letters(parsed).count() == 1
     assert dead_letters(parsed, DeadLetterConfig(include_malformed=False)).count() == 0
 

@@ -35,10 +35,10 @@ def png_pixels(path: Path) -> tuple[int, int, list[tuple[int, int, int]]]:
     height = depth = color = 0
     while pos < len(data):
         (length,) = struct.unpack(">I", data[pos : pos + 4])
-        kind, body = data[pos + 4 : pos + 8], data[pos + 8 : pos + 8 + length]
-        if kind == b"IHDR":
+        chunk, body = data[pos + 4 : pos + 8], data[pos + 8 : pos + 8 + length]
+        if chunk == b"IHDR":
             width, height, depth, color = struct.unpack(">IIBB", body[:10])
-        elif kind == b"IDAT":
+        elif chunk == b"IDAT":
             idat += body
         pos += 12 + length
     assert depth == 8 and color in (2, 6), (depth, color)

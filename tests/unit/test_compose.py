@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 import yaml
-from dashboard_support import DASHBOARD, REPO, load_dashboard
 from tests.system_tools import run, tool
+from tests.unit.dashboard_support import DASHBOARD, REPO, load_dashboard
 
 from kafka_health.alerting.rules import load_rules
 from kafka_health.cli import build_parser

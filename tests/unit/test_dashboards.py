@@ -19,7 +19,9 @@ from typing import Any
 
 import pytest
 import yaml
-from dashboard_support import (
+from prometheus_client import start_http_server
+from tests.system_tools import run, tool
+from tests.unit.dashboard_support import (
     DASHBOARD,
     REPO,
     RULES,
@@ -36,8 +38,6 @@ from dashboard_support import (
     selectors,
     variable_queries,
 )
-from prometheus_client import start_http_server
-from tests.system_tools import run, tool
 
 from kafka_health.alerting.rules import load_rules
 from kafka_health.canary.records import ProbeOutcome

@@ -36,5 +36,9 @@ def test_one_file_written_does_not_clear_a_store_a_round_without_failure_does(
 
     writes.write_again(round_with_one_refusal)
     assert "outbox" in writes.failures()
-    writes.write_again(lambda: writes.write_json("outbox", tmp_path / "c.json", {}))
+
+    def round_with_the_disk_back() -> None:
+        writes.write_json("outbox", tmp_path / "c.json", {})
+
+    writes.write_again(round_with_the_disk_back)
     assert writes.failures() == {}

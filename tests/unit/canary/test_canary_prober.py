@@ -6,9 +6,9 @@ import threading
 from pathlib import Path
 
 import pytest
-from canary_fakes import FakeClock, FakeProbeProducer
 from kafka import errors
 from prometheus_client import CollectorRegistry
+from tests.unit.canary.canary_fakes import FakeClock, FakeProbeProducer
 from tests.waiting import wait_for
 
 from kafka_health.canary.clock import SYSTEM_CLOCK
@@ -195,6 +195,7 @@ def test_the_deadline_is_measured_from_each_send(tmp_path: Path) -> None:
     h = Harness(tmp_path)
     h.loop.round()
     first = h.loop.next_deadline()
+    assert first is not None
     assert first == pytest.approx(h.clock.mono + 3.0)
     h.clock.advance(1)
     h.producers["all"].pending.clear()

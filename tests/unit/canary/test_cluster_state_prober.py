@@ -5,7 +5,12 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from canary_fakes import CountingSink, FakeClock, FakeSnapshotSource, partition_entry
+from tests.unit.canary.canary_fakes import (
+    CountingSink,
+    FakeClock,
+    FakeSnapshotSource,
+    partition_entry,
+)
 
 from kafka_health.cluster_state.prober import ClusterStateProber
 from kafka_health.cluster_state.records import decode

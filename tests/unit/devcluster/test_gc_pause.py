@@ -4,6 +4,7 @@ GC log lines and a ``sleep`` process as the JVM (the real JVM: tests/integration
 from __future__ import annotations
 
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -42,14 +43,14 @@ def test_the_jvm_is_stopped_inside_the_collection_and_the_logged_pause_returned(
     gc_log.write_text("[...][info][gc] GC(12) Pause Young (Normal) 20M->5M(256M) 3.1ms\n")
     monkeypatch.setattr(gc_pause, "_jcmd", lambda: fake_jcmd(tmp_path, gc_log, 0.5))
     stopped: list[str] = []
-    real_sleep = gc_pause.time.sleep
+    real_sleep = time.sleep  # the module gc_pause sleeps through (its own `import time`)
 
     def sleep(seconds: float) -> None:
         if seconds == 0.3:  # the pause itself: the "JVM" must be stopped now
             stopped.append(Path(f"/proc/{jvm}/stat").read_text().rsplit(") ", 1)[1][0])
         real_sleep(seconds)
 
-    monkeypatch.setattr(gc_pause.time, "sleep", sleep)
+    monkeypatch.setattr(time, "sleep", sleep)
     assert gc_pause.full_gc_pause(jvm, gc_log, 0.3) == pytest.approx(10.025611)
     assert stopped == ["T"]
     state = Path(f"/proc/{jvm}/stat").read_text().rsplit(") ", 1)[1][0]

@@ -121,8 +121,9 @@ def test_refresh_finds_zookeeper(tmp_path: Path) -> None:
     proc = FakeProc(tmp_path / "proc")
     cluster = planned_cluster(tmp_path, proc, mode="zookeeper")
     proc.add(601, JAVA, "-cp", "x", ZOOKEEPER, f"{cluster.spec.dir.resolve()}/zookeeper/zoo.cfg")
-    assert cluster.refresh().zookeeper is not None
-    assert cluster.zookeeper.pid == 601
+    zookeeper = cluster.refresh().zookeeper  # refresh() returns the cluster itself
+    assert zookeeper is not None
+    assert zookeeper.pid == 601
 
 
 def recorded(directory: Path) -> dict[str, int | None]:

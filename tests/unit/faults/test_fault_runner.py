@@ -120,12 +120,13 @@ def test_steady_state_waits_until_every_broker_leads_a_canary_partition_again() 
     import time
     from types import SimpleNamespace
 
+    from kafka_health.faults.monitor import Sample
     from kafka_health.faults.runner import healthy_reason
 
     nodes = [SimpleNamespace(broker_id=b, pid=os.getpid()) for b in (1, 2, 3)]
     cluster: Any = SimpleNamespace(nodes=nodes)
     receiver: Any = SimpleNamespace(open_groups=lambda: set())
-    metrics = {
+    metrics: dict[Sample, float] = {
         ("kafka_health_job_last_batch_timestamp", (("query", "monitor"),)): time.time(),
         ("kafka_health_canary_availability_ratio", ()): 1.0,
         **{("kafka_health_canary_availability_ratio", (("broker_id", b),)): 1.0 for b in "123"},

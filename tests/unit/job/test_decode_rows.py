@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from kafka_health.detectors.inputs import LogStream
 from kafka_health.job.batch import RECORD_SEPARATOR, ParseCount, decode_rows
@@ -56,9 +57,9 @@ def test_the_groups_give_both_the_parse_counts_and_the_streams_seen() -> None:
 
 
 def test_identical_records_stay_as_many_as_they_were_and_are_not_counted_as_log_lines() -> None:
-    outcome = {"schema": RESULT_SCHEMA_ID, "canary_id": "c", "partition": 0, "seq": 4,
-               "acks": "all", "send_ms": 1, "done_ms": 2, "outcome": "ok",
-               "latency_s": 0.001}  # fmt: skip
+    outcome: dict[str, Any] = {"schema": RESULT_SCHEMA_ID, "canary_id": "c", "partition": 0,
+                               "seq": 4, "acks": "all", "send_ms": 1, "done_ms": 2,
+                               "outcome": "ok", "latency_s": 0.001}  # fmt: skip
     decoded = decode_rows([record_row("outcome", entries=2, **outcome)])
     assert [(o.partition, o.seq) for o in decoded.batch.outcomes] == [(0, 4), (0, 4)]
     assert decoded.counts == [] and decoded.batch.streams == []
@@ -80,10 +81,11 @@ def test_probes_and_events_become_detector_inputs() -> None:
 def test_records_of_the_own_topics_that_are_not_ours_are_counted_and_dropped() -> None:
     """Canary outcomes and cluster-state records reach the driver as they are (Spark's
     from_json has no generated code); only those matching their schema become inputs."""
-    ok = {"schema": RESULT_SCHEMA_ID, "partition": 0, "seq": 1, "send_ms": 5, "outcome": "ok"}
-    partition = {"schema": CLUSTER_STATE_SCHEMA_ID, "kind": "partition", "snapshot_ms": 7,
-                 "topic": "t", "partition": 0, "leader": 1, "replicas": [1, 2],
-                 "isr": [1]}  # fmt: skip
+    ok: dict[str, Any] = {"schema": RESULT_SCHEMA_ID, "partition": 0, "seq": 1, "send_ms": 5,
+                          "outcome": "ok"}  # fmt: skip
+    partition: dict[str, Any] = {"schema": CLUSTER_STATE_SCHEMA_ID, "kind": "partition",
+                                 "snapshot_ms": 7, "topic": "t", "partition": 0, "leader": 1,
+                                 "replicas": [1, 2], "isr": [1]}  # fmt: skip
     rows = [
         record_row("outcome", **ok),
         record_row("outcome", entries=3, **{**ok, "schema": "someone-else/v1"}),
@@ -110,7 +112,7 @@ def test_records_of_the_own_topics_that_are_not_ours_are_counted_and_dropped() -
 def test_a_snapshots_closing_record_says_how_many_brokers_it_holds() -> None:
     """So a snapshot read only in part (its first records by a process that was killed) is
     told apart from a whole one."""
-    closing = {
+    closing: dict[str, Any] = {
         "schema": CLUSTER_STATE_SCHEMA_ID,
         "kind": "snapshot",
         "snapshot_ms": 7,
@@ -133,11 +135,12 @@ NOW_MS = 1_795_000_000_000
 def test_records_a_detector_cannot_trust_are_rejected_with_their_reason_and_offset() -> None:
     """Wrong types a detector would do arithmetic on, clocks that are off: rejected, not
     folded in (a send_ms in 2100 would move the canary's windows into the future)."""
-    ok = {"schema": RESULT_SCHEMA_ID, "partition": 0, "seq": 1, "send_ms": NOW_MS - 500,
-          "done_ms": NOW_MS - 490, "outcome": "ok", "latency_s": 0.01}  # fmt: skip
-    snapshot = {"schema": CLUSTER_STATE_SCHEMA_ID, "kind": "partition", "snapshot_ms": NOW_MS,
-                "topic": "t", "partition": 0, "leader": 1, "replicas": [1, 2],
-                "isr": [1]}  # fmt: skip
+    ok: dict[str, Any] = {"schema": RESULT_SCHEMA_ID, "partition": 0, "seq": 1,
+                          "send_ms": NOW_MS - 500, "done_ms": NOW_MS - 490, "outcome": "ok",
+                          "latency_s": 0.01}  # fmt: skip
+    snapshot: dict[str, Any] = {"schema": CLUSTER_STATE_SCHEMA_ID, "kind": "partition",
+                                "snapshot_ms": NOW_MS, "topic": "t", "partition": 0, "leader": 1,
+                                "replicas": [1, 2], "isr": [1]}  # fmt: skip
     cases = {
         "future_timestamp": record_row("outcome", offset=1, **{**ok, "send_ms": 4_102_444_800_000}),
         "ancient_timestamp": record_row("outcome", offset=2, **{**ok, "send_ms": 86_400_000}),

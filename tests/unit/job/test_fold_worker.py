@@ -3,6 +3,7 @@ failure raised at the next batch, and "logs read to" held back while a batch is 
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Callable
 
@@ -45,7 +46,7 @@ def test_work_runs_off_the_caller_thread_in_order_one_at_a_time() -> None:
             running.release()
 
     for n in range(20):
-        worker.submit(lambda n=n: work(n), read_to_s=float(n))
+        worker.submit(functools.partial(work, n), read_to_s=float(n))
     worker.wait()
     worker.close()
     assert done == list(range(20))

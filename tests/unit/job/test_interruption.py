@@ -28,7 +28,8 @@ class JavaException:
 def py4j_error(java: JavaException) -> Exception:
     from py4j.protocol import Py4JJavaError
 
-    return Py4JJavaError("An error occurred while calling o42.collectToPython.\n", java)
+    error: Exception = Py4JJavaError("An error occurred while calling o42.collectToPython.\n", java)
+    return error
 
 
 def failing(exc: BaseException) -> Any:

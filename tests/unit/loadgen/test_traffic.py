@@ -32,7 +32,9 @@ def outcomes(storm: bool, count: int = 20_000) -> Counter[str]:
         envelope = json.loads(value)
         assert key == envelope["broker_id"].encode()
         c = classify(envelope["message"])
-        found[c.event if c.outcome == "event" else c.outcome] += 1
+        kind = c.event if c.outcome == "event" else c.outcome
+        assert kind is not None
+        found[kind] += 1
     return found
 
 

@@ -74,7 +74,7 @@ def test_none_without_a_literal_for_every_trigger() -> None:
 def _lines_a_trigger_matches() -> list[tuple[str, str, str]]:
     """(case id, family, text) of each test line of the parser's table and each trigger of
     the table that matches it."""
-    found = []
+    found: list[tuple[str, str, str]] = []
     for case in ALL_CASES:
         text = case.text[:16_384]
         found += [(case.id, p.family, text) for p in P.ALL_PATTERNS if re.search(p.trigger, text)]

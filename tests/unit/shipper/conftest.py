@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from shipper_fakes import FakeClock, FakeProducer, LogDir
+from tests.unit.shipper.shipper_fakes import FakeClock, FakeProducer, LogDir
 
 
 @pytest.fixture

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from shipper_fakes import FakeClock, FakeProducer
+from tests.unit.shipper.shipper_fakes import FakeClock, FakeProducer
 
 from kafka_health.shipper.sender import Outbound, Sender
 
@@ -29,7 +29,7 @@ def test_failed_records_are_retried_after_an_exponential_backoff(
     errors: list[str] = []
     sender = Sender(producer, "logs", backoff_s=1.0, backoff_max_s=3.0, on_error=errors.append)
     sender.submit(records(1)[0], clock())
-    waits = []
+    waits: list[float] = []
     for _attempt in range(4):
         producer.fail(TimeoutError("request timed out"))
         sender.poll(clock())

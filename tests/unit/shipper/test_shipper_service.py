@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from prometheus_client import generate_latest
-from shipper_fakes import FakeClock, FakeProducer, LogDir
+from tests.unit.shipper.shipper_fakes import FakeClock, FakeProducer, LogDir
 
 from kafka_health.config import ShipperBrokerConfig, ShipperConfig, ShipperFileConfig
 from kafka_health.shipper.metrics import ShipperMetrics

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from shipper_fakes import FakeClock, LogDir
+from tests.unit.shipper.shipper_fakes import FakeClock, LogDir
 
 from kafka_health.shipper.tailer import FileId, Line, SavedPosition, Source, Tailer
 
@@ -47,7 +47,9 @@ def copytruncate(name: str, copy: str) -> Step:
 
 
 def poll() -> Step:
-    def step(logs: LogDir, tailer: Tailer, clock: FakeClock, got: list[tuple[int, int, str]]):
+    def step(
+        logs: LogDir, tailer: Tailer, clock: FakeClock, got: list[tuple[int, int, str]]
+    ) -> None:
         got += drain(tailer, clock, rounds=1)
 
     return step
