@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -88,7 +89,7 @@ def test_jvm_options_in_spark_conf_join_the_log_config_instead_of_replacing_it(
 
     jar = tmp_path / "connector.jar"
     jar.write_bytes(b"")
-    conf = spark_conf(SparkConfig(jars=[str(jar)], pretouch_heap=False, conf={
+    conf = spark_conf(SparkConfig(jars=[str(jar)], pretouch_heap=False, native_heap_trim_s=0, conf={
         "spark.driver.extraJavaOptions": "-XX:+UseSerialGC", "spark.sql.foo": "bar",
     }))  # fmt: skip
     options = conf["spark.driver.extraJavaOptions"].split()
@@ -117,11 +118,69 @@ def test_a_local_driver_commits_and_touches_its_whole_heap_at_start(
     jar = tmp_path / "connector.jar"
     jar.write_bytes(b"")
     extra = {"spark.driver.memory": memory} if memory else {}
-    conf = spark_conf(SparkConfig(master=master, jars=[str(jar)], conf=extra))
+    spark = SparkConfig(master=master, jars=[str(jar)], conf=extra, native_heap_trim_s=0)
+    conf = spark_conf(spark)
     assert conf["spark.driver.extraJavaOptions"].split()[1:] == [JIT_OPTIONS, *expected]
     assert conf["spark.executor.extraJavaOptions"].split()[1:] == [JIT_OPTIONS]
-    off = spark_conf(SparkConfig(master=master, jars=[str(jar)], conf=extra, pretouch_heap=False))
+    off = spark_conf(dataclasses.replace(spark, pretouch_heap=False))
     assert off["spark.driver.extraJavaOptions"].split()[1:] == [JIT_OPTIONS]
+
+
+@pytest.mark.parametrize(
+    ("master", "trim_s", "accepted", "expected"),
+    [
+        ("local[2]", 60.0, True, ["-XX:TrimNativeHeapInterval=60000"]),
+        ("local[*]", 0.5, True, ["-XX:TrimNativeHeapInterval=500"]),
+        ("local[2]", 60.0, False, []),  # a JVM before 17.0.9 would not start with it
+        ("local[2]", 0.0, True, []),
+        ("spark://127.0.0.1:7077", 60.0, True, []),  # spark-submit started the driver's JVM
+    ],
+)
+def test_a_local_driver_trims_its_native_heap_where_its_jvm_can(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    master: str,
+    trim_s: float,
+    accepted: bool,
+    expected: list[str],
+) -> None:
+    from kafka_health.config import SparkConfig
+    from kafka_health.spark import session
+
+    asked: list[str] = []
+
+    def java_accepts(option: str) -> bool:
+        asked.append(option)
+        return accepted
+
+    monkeypatch.setattr(session, "java_accepts", java_accepts)
+    jar = tmp_path / "connector.jar"
+    jar.write_bytes(b"")
+    spark = SparkConfig(master=master, jars=[str(jar)], pretouch_heap=False,
+                        native_heap_trim_s=trim_s)  # fmt: skip
+    conf = session.spark_conf(spark)
+    assert conf["spark.driver.extraJavaOptions"].split()[1:] == [session.JIT_OPTIONS, *expected]
+    assert conf["spark.executor.extraJavaOptions"].split()[1:] == [session.JIT_OPTIONS]
+    # The JVM is asked only when the option would be passed to it.
+    assert len(asked) == (1 if trim_s > 0 and master.startswith("local") else 0)
+
+
+def test_the_java_here_is_asked_for_real() -> None:
+    """The probe runs this machine's ``java``: it takes the trim option (JDK 17.0.15 here, as
+    the job's JVM) and refuses one that no JVM has."""
+    from kafka_health.spark.session import java_accepts
+
+    assert java_accepts("-XX:TrimNativeHeapInterval=60000")
+    assert not java_accepts("-XX:KafkaHealthNoSuchOption=1")
+
+
+def test_a_negative_trim_interval_names_its_key(tmp_path: Path) -> None:
+    from kafka_health.config import ConfigError, load_config
+
+    path = tmp_path / "monitor.yaml"
+    path.write_text("spark:\n  native_heap_trim_s: -1\n")
+    with pytest.raises(ConfigError, match=r"spark\.native_heap_trim_s"):
+        load_config(path)
 
 
 @pytest.mark.parametrize(

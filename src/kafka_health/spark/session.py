@@ -9,7 +9,11 @@ state store with changelog checkpointing and keeps Spark's own logging quiet.
 
 from __future__ import annotations
 
+import functools
+import logging
 import os
+import shutil
+import subprocess
 import sys
 from importlib import resources
 from pathlib import Path
@@ -20,6 +24,8 @@ from kafka_health.spark.connector import ensure_kafka_connector_jars
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
+
+log = logging.getLogger(__name__)
 
 ROCKSDB_PROVIDER = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
 
@@ -118,17 +124,48 @@ def spark_conf(config: SparkConfig) -> dict[str, str]:
 
         jars = ensure_kafka_connector_jars(Path(config.cache_dir), pyspark.__version__)
         conf["spark.jars"] = ",".join(str(j) for j in jars)
-    heap = config.driver_memory_mib()
-    if config.pretouch_heap and config.master.startswith("local") and heap:
-        # Only where pyspark starts the driver's JVM (spark-submit starts its own first).
-        driver = "spark.driver.extraJavaOptions"
-        conf[driver] = f"{conf[driver]} -Xms{heap}m -XX:+AlwaysPreTouch"
+    conf["spark.driver.extraJavaOptions"] += "".join(f" {o}" for o in local_driver_options(config))
     for key, value in config.conf.items():
         if key in JAVA_OPTIONS and key in conf:
             conf[key] = f"{conf[key]} {value}"  # the user's JVM options beside the log config
         else:
             conf[key] = value
     return conf
+
+
+def local_driver_options(config: SparkConfig) -> list[str]:
+    """JVM options for a driver that pyspark starts here (spark-submit starts its own first):
+    the heap touched whole at start, and the C heap trimmed on a schedule where the JVM can."""
+    if not config.master.startswith("local"):
+        return []
+    options = []
+    heap = config.driver_memory_mib()
+    if config.pretouch_heap and heap:
+        options += [f"-Xms{heap}m", "-XX:+AlwaysPreTouch"]
+    if config.native_heap_trim_s > 0:
+        trim = f"-XX:TrimNativeHeapInterval={max(1, round(config.native_heap_trim_s * 1000))}"
+        if java_accepts(trim):
+            options.append(trim)
+        else:
+            log.warning("this JVM cannot trim its native heap (%s, JDK 17.0.9+): skipped", trim)
+    return options
+
+
+@functools.cache
+def java_accepts(option: str) -> bool:
+    """Whether the ``java`` that pyspark starts (``JAVA_HOME``'s, or the one on the PATH) takes
+    ``option``: an option it does not know stops it at start."""
+    home = os.environ.get("JAVA_HOME")
+    java = str(Path(home) / "bin" / "java") if home else shutil.which("java")
+    if java is None:
+        return False
+    try:
+        run = subprocess.run(
+            [java, option, "-version"], capture_output=True, timeout=30, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return run.returncode == 0
 
 
 JAVA_OPTIONS = ("spark.driver.extraJavaOptions", "spark.executor.extraJavaOptions")
