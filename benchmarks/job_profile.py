@@ -20,17 +20,14 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from kafka_health.jdk import jdk_tool
+
 
 def jfr_tool() -> str:
-    found = shutil.which("jfr")
-    if found:
-        return found
-    java = shutil.which("java")
-    if java:
-        candidate = Path(java).resolve().parent / "jfr"
-        if candidate.exists():
-            return str(candidate)
-    raise SystemExit("no jfr tool next to java: install a JDK (not a JRE)")
+    found = jdk_tool("jfr")
+    if found is None:
+        raise SystemExit("no jfr tool (JAVA_HOME, PATH, beside java): install a JDK, not a JRE")
+    return found
 
 
 def hot_frames(recording: Path, top: int) -> dict[str, list[tuple[str, int]]]:

@@ -49,6 +49,7 @@ from kafka_health.devcluster.processes import (
 )
 from kafka_health.devcluster.runtime import ensure_kafka_runtime
 from kafka_health.devcluster.security import ListenerSecurity, Security
+from kafka_health.jdk import jdk_tool
 
 Mode = Literal["kraft", "zookeeper"]
 STATE_FILE = "cluster.json"
@@ -460,7 +461,7 @@ class LocalCluster:
             self.spec.cache_dir, self.spec.version, self.spec.mode
         )
         return [
-            "java",
+            _java(),
             *self._jvm_options(node),
             "-cp",
             str(libs / "*"),
@@ -729,7 +730,7 @@ class LocalCluster:
     def _format_storage(self, node: BrokerNode) -> None:
         assert self._libs is not None
         command = [
-            "java", "-Xmx128m", "-XX:TieredStopAtLevel=1",
+            _java(), "-Xmx128m", "-XX:TieredStopAtLevel=1",
             f"-Dlog4j2.configurationFile={self._log_config('log4j2.properties')}",
             f"-Dkafka.logs.dir={node.log_dir}",
             "-cp", str(self._libs / "*"), "kafka.tools.StorageTool", "format",
@@ -758,7 +759,7 @@ class LocalCluster:
             encoding="utf-8",
         )
         command = [
-            "java", "-Xmx128m", "-XX:TieredStopAtLevel=1",
+            _java(), "-Xmx128m", "-XX:TieredStopAtLevel=1",
             f"-Dlog4j.configuration=file:{self._log_config('log4j.properties')}",
             f"-Dkafka.logs.dir={base / 'logs'}",
             "-cp", str(self._libs / "*"),
@@ -778,6 +779,15 @@ class LocalCluster:
 
 
 # -------------------------------------------------------------------- process helpers
+
+
+def _java() -> str:
+    """The ``java`` the brokers run on: the JDK whose ``jcmd`` pauses them and whose ``java``
+    pyspark starts (``JAVA_HOME``'s, else the PATH's)."""
+    java = jdk_tool("java")
+    if java is None:
+        raise DevClusterError("no java found (JAVA_HOME, PATH): the dev cluster needs JDK 17+")
+    return java
 
 
 def _spawn(command: list[str], output: Path) -> int:

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import signal
 import subprocess
 import time
 from pathlib import Path
+
+from kafka_health.jdk import jdk_tool
 
 _START = re.compile(r"\[gc,start\s*\].*GC\((\d+)\) Pause Full \([^)]*\)?\)\s*$")
 _END = r"GC\({id}\) Pause Full \(.*\) \S+->\S+\(\S+\) (\d+(?:\.\d+)?)ms"
@@ -53,11 +54,7 @@ def full_gc_pause(
 
 
 def _jcmd() -> str:
-    home = os.environ.get("JAVA_HOME")
-    candidate = Path(home) / "bin" / "jcmd" if home else None
-    if candidate is not None and candidate.exists():
-        return str(candidate)
-    found = shutil.which("jcmd")
+    found = jdk_tool("jcmd")
     if found is None:
         raise GcPauseError("jcmd (from a JDK) is needed to start a Full GC")
     return found

@@ -12,7 +12,6 @@ from __future__ import annotations
 import functools
 import logging
 import os
-import shutil
 import subprocess
 import sys
 from importlib import resources
@@ -20,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kafka_health.config import SparkConfig
+from kafka_health.jdk import jdk_tool
 from kafka_health.spark.connector import ensure_kafka_connector_jars
 
 if TYPE_CHECKING:
@@ -155,8 +155,7 @@ def local_driver_options(config: SparkConfig) -> list[str]:
 def java_accepts(option: str) -> bool:
     """Whether the ``java`` that pyspark starts (``JAVA_HOME``'s, or the one on the PATH) takes
     ``option``: an option it does not know stops it at start."""
-    home = os.environ.get("JAVA_HOME")
-    java = str(Path(home) / "bin" / "java") if home else shutil.which("java")
+    java = jdk_tool("java")
     if java is None:
         return False
     try:
