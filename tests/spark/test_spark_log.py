@@ -1,10 +1,11 @@
 """Spark's log under the project's Log4j config holds what an operator can act on.
 
 Every batch of the job ships its parse plan as a task binary of about 1.1 MB, and Spark's
-DAGScheduler warns of any over 1,000 KiB: one line a batch. The config drops that message and
-no other. Each case runs in a JVM of its own (the config is read once, at the JVM's start):
-once with the project's config, once with the same config less the filter, which shows the job
-below does draw the warning."""
+DAGScheduler warns of any over 1,000 KiB: one line a batch. Every streaming query's start warns
+that adaptive execution is off in streaming, which Spark ensures itself. The config drops those
+two messages and no other. Each case runs in a JVM of its own (the config is read once, at the
+JVM's start): once with the project's config, once with the same config less the filters, which
+shows the job below does draw the warnings."""
 
 from __future__ import annotations
 
@@ -17,12 +18,19 @@ import pytest
 
 pytestmark = [pytest.mark.spark]
 
-WARNING = "Broadcasting large task binary"
-OTHER = "kafka-health probe: another DAGScheduler warning"
+DROPPED = (
+    "Broadcasting large task binary",
+    "spark.sql.adaptive.enabled is not supported in streaming",
+)
+OTHERS = (
+    "kafka-health probe: another DAGScheduler warning",
+    "kafka-health probe: another streaming warning",
+)
+FILTERED_LOGGERS = ("logger.dagscheduler.", "logger.streaming.")
 
-# A job whose task binary holds a 1.2 MB literal, then a warning of the DAGScheduler's own
-# logger that is not the task binary's. argv[1]: a Log4j config to use instead of the
-# project's, or "".
+# A job whose task binary holds a 1.2 MB literal, a streaming query started and stopped, then a
+# warning of each filtered logger that is not the dropped one's. argv[1]: a Log4j config to use
+# instead of the project's, or "".
 SCRIPT = f"""
 import sys
 from pyspark.sql import functions as F
@@ -38,11 +46,14 @@ spark = build_spark_session(
 big = F.lit("x" * 1_200_000)
 rows = spark.range(1).select(F.length(F.concat(F.col("id").cast("string"), big))).collect()
 assert rows[0][0] == 1_200_001, rows
+query = spark.readStream.format("rate").load().writeStream.format("noop").start()
+query.stop()
 jvm = spark.sparkContext._jvm
-logger = jvm.org.apache.logging.log4j.LogManager.getLogger(
-    "org.apache.spark.scheduler.DAGScheduler"
-)
-logger.warn("{OTHER}")
+for name, message in (
+    ("org.apache.spark.scheduler.DAGScheduler", "{OTHERS[0]}"),
+    ("org.apache.spark.sql.execution.streaming.runtime.MicroBatchExecution", "{OTHERS[1]}"),
+):
+    jvm.org.apache.logging.log4j.LogManager.getLogger(name).warn(message)
 spark.stop()
 print("done")
 """
@@ -61,20 +72,22 @@ def run_with(log_config: str) -> str:
     return run.stderr
 
 
-def test_the_task_binary_warning_is_dropped_and_other_warnings_pass() -> None:
+def test_the_two_warnings_are_dropped_and_other_warnings_pass() -> None:
     log = run_with("")
-    assert WARNING not in log
-    assert OTHER in log
+    for dropped in DROPPED:
+        assert dropped not in log
+    for other in OTHERS:
+        assert other in log
 
 
-def test_without_the_filter_the_same_job_draws_the_warning(tmp_path: Path) -> None:
+def test_without_the_filters_the_same_job_draws_the_warnings(tmp_path: Path) -> None:
     project = resources.files("kafka_health.spark").joinpath("log4j2.properties").read_text()
     unfiltered = "\n".join(
-        line for line in project.splitlines() if not line.startswith("logger.dagscheduler.")
+        line for line in project.splitlines() if not line.startswith(FILTERED_LOGGERS)
     )
     assert unfiltered != project
     config = tmp_path / "log4j2.properties"
     config.write_text(unfiltered)
     log = run_with(str(config))
-    assert WARNING in log
-    assert OTHER in log
+    for warning in (*DROPPED, *OTHERS):
+        assert warning in log
