@@ -67,6 +67,7 @@ class RecordingReceiver:
     _acked: set[str] = field(default_factory=set)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _mode_changed: threading.Condition = field(init=False)
+    _held: int = 0
     _server: ThreadingHTTPServer | None = None
     _thread: threading.Thread | None = None
 
@@ -77,7 +78,10 @@ class RecordingReceiver:
 
     def start(self) -> RecordingReceiver:
         self._server = ThreadingHTTPServer(("127.0.0.1", self.port), _handler(self))
-        self._server.daemon_threads = True
+        # Handler threads are joined by ``stop`` (not daemons), so every request that reached
+        # the receiver is recorded once ``stop`` returns, even one held open in ``hang`` mode.
+        self._server.daemon_threads = False
+        self._server.block_on_close = True
         self.port = int(self._server.server_address[1])
         self._thread = threading.Thread(
             target=self._server.serve_forever, args=(0.05,), name="fault-receiver", daemon=True
@@ -86,10 +90,11 @@ class RecordingReceiver:
         return self
 
     def stop(self) -> None:
+        """Stop serving, release held connections and wait for every handler to finish."""
         self.set_mode("ok")  # releases held connections
         if self._server is not None:
             self._server.shutdown()
-            self._server.server_close()
+            self._server.server_close()  # joins the handler threads
             self._server = None
 
     @property
@@ -107,6 +112,12 @@ class RecordingReceiver:
     def mode(self) -> Mode:
         with self._lock:
             return self._mode
+
+    @property
+    def held_connections(self) -> int:
+        """Requests being held open right now (``hang`` mode), not yet recorded."""
+        with self._lock:
+            return self._held
 
     def pages_since(self, since: float) -> list[Page]:
         with self._lock:
@@ -134,7 +145,9 @@ class RecordingReceiver:
         with self._mode_changed:
             mode = self._mode
             if mode == "hang":
+                self._held += 1
                 self._mode_changed.wait_for(lambda: self._mode != "hang", timeout=self.hang_s)
+                self._held -= 1
                 self.requests.append(Request(arrived, path, key, None, body))
                 return None
             if mode == "500":
@@ -160,6 +173,8 @@ class RecordingReceiver:
 
 def _handler(receiver: RecordingReceiver) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
+        timeout = 30.0  # a client that stops sending mid-request cannot hold ``stop`` forever
+
         def log_message(self, format: str, *args: object) -> None:
             pass
 

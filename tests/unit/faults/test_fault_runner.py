@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -43,6 +44,12 @@ def test_receiver_records_arrivals_dedups_keys_and_switches_modes() -> None:
         receiver.set_mode("hang")
         with pytest.raises((TimeoutError, urllib.error.URLError, OSError)):
             post(receiver.url, "k3", NOTIFICATION, timeout_s=0.5)
+        # Under load the handler can reach the receiver after the client gave up: wait for it,
+        # or switching back to "ok" would answer it.
+        deadline = time.monotonic() + 10.0
+        while receiver.held_connections != 1 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert receiver.held_connections == 1
         receiver.set_mode("ok")
         assert post(receiver.url, "k2", NOTIFICATION) == 200
     finally:
@@ -50,7 +57,8 @@ def test_receiver_records_arrivals_dedups_keys_and_switches_modes() -> None:
     assert [p.idempotency_key for p in receiver.pages] == ["k1", "k2"]
     assert receiver.repeats_after_ack == ["k1"]
     # The hung request is recorded when its handler gives up, which under load can come after
-    # the next request's answer: the order of the others is fixed, the hung one is not.
+    # the next request's answer: the order of the others is fixed, the hung one is not. ``stop``
+    # joined its handler, so it is recorded by now.
     answered = [r.answered for r in receiver.requests]
     assert [a for a in answered if a is not None] == [200, 200, 500, 200]
     assert answered.count(None) == 1
