@@ -2,8 +2,9 @@
 
 Every batch of the job ships its parse plan as a task binary of about 1.1 MB, and Spark's
 DAGScheduler warns of any over 1,000 KiB: one line a batch. Every streaming query's start warns
-that adaptive execution is off in streaming, which Spark ensures itself. The config drops those
-two messages and no other. Each case runs in a JVM of its own (the config is read once, at the
+that adaptive execution is off in streaming, which Spark ensures itself. The first plan printed
+with more than 25 columns is shortened, with a warning once a start. The config drops those
+three messages and no other. Each case runs in a JVM of its own (the config is read once, at the
 JVM's start): once with the project's config, once with the same config less the filters, which
 shows the job below does draw the warnings."""
 
@@ -21,16 +22,18 @@ pytestmark = [pytest.mark.spark]
 DROPPED = (
     "Broadcasting large task binary",
     "spark.sql.adaptive.enabled is not supported in streaming",
+    "Truncated the string representation of a plan",
 )
 OTHERS = (
     "kafka-health probe: another DAGScheduler warning",
     "kafka-health probe: another streaming warning",
+    "kafka-health probe: another string utils warning",
 )
-FILTERED_LOGGERS = ("logger.dagscheduler.", "logger.streaming.")
+FILTERED_LOGGERS = ("logger.dagscheduler.", "logger.streaming.", "logger.stringutils.")
 
-# A job whose task binary holds a 1.2 MB literal, a streaming query started and stopped, then a
-# warning of each filtered logger that is not the dropped one's. argv[1]: a Log4j config to use
-# instead of the project's, or "".
+# A job whose task binary holds a 1.2 MB literal, a streaming query started and stopped, a plan
+# of 30 columns printed, then a warning of each filtered logger that is not the dropped one's.
+# argv[1]: a Log4j config to use instead of the project's, or "".
 SCRIPT = f"""
 import sys
 from pyspark.sql import functions as F
@@ -48,10 +51,13 @@ rows = spark.range(1).select(F.length(F.concat(F.col("id").cast("string"), big))
 assert rows[0][0] == 1_200_001, rows
 query = spark.readStream.format("rate").load().writeStream.format("noop").start()
 query.stop()
+wide = spark.range(1).select(*[F.lit(i).alias(f"c{{i}}") for i in range(30)])
+assert "more fields" in wide._jdf.queryExecution().toString()
 jvm = spark.sparkContext._jvm
 for name, message in (
     ("org.apache.spark.scheduler.DAGScheduler", "{OTHERS[0]}"),
     ("org.apache.spark.sql.execution.streaming.runtime.MicroBatchExecution", "{OTHERS[1]}"),
+    ("org.apache.spark.util.SparkStringUtils", "{OTHERS[2]}"),
 ):
     jvm.org.apache.logging.log4j.LogManager.getLogger(name).warn(message)
 spark.stop()
@@ -72,7 +78,7 @@ def run_with(log_config: str) -> str:
     return run.stderr
 
 
-def test_the_two_warnings_are_dropped_and_other_warnings_pass() -> None:
+def test_the_three_warnings_are_dropped_and_other_warnings_pass() -> None:
     log = run_with("")
     for dropped in DROPPED:
         assert dropped not in log
