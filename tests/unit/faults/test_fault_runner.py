@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.waiting import wait_for
 
 from kafka_health.faults.context import FaultContext
 from kafka_health.faults.receiver import RecordingReceiver
@@ -46,10 +46,7 @@ def test_receiver_records_arrivals_dedups_keys_and_switches_modes() -> None:
             post(receiver.url, "k3", NOTIFICATION, timeout_s=0.5)
         # Under load the handler can reach the receiver after the client gave up: wait for it,
         # or switching back to "ok" would answer it.
-        deadline = time.monotonic() + 10.0
-        while receiver.held_connections != 1 and time.monotonic() < deadline:
-            time.sleep(0.01)
-        assert receiver.held_connections == 1
+        wait_for(lambda: receiver.held_connections == 1, 10.0, "the receiver to hold k3", 0.01)
         receiver.set_mode("ok")
         assert post(receiver.url, "k2", NOTIFICATION) == 200
     finally:
