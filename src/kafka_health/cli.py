@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
 from collections.abc import Sequence
 
 from kafka_health.commands import COMMANDS
 from kafka_health.errors import ConfigError
+from kafka_health.logs import configure_logging
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -27,12 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the exit code."""
     args = build_parser().parse_args(argv)
-    logging.basicConfig(
-        level=logging.DEBUG if args.verbose else logging.INFO,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
-    for noisy in ("kafka", "py4j"):
-        logging.getLogger(noisy).setLevel(logging.WARNING)
+    configure_logging(verbose=args.verbose)
     try:
         code: int = args.run(args)
     except ConfigError as exc:

@@ -12,7 +12,9 @@ the bench started outlives it.
 from __future__ import annotations
 
 import os
+import re
 import time
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -21,6 +23,7 @@ from kafka_health.faults.context import FaultContext
 from kafka_health.faults.report import summarize, table, write_json
 from kafka_health.faults.runner import BenchOptions, FaultBench, RunResult
 from kafka_health.faults.scenarios import SCENARIOS, Scenario
+from kafka_health.logs import REPEAT_WINDOW_S, REPEATS_NOTE, is_library, text_shape
 
 pytestmark = [pytest.mark.integration, pytest.mark.spark, pytest.mark.timeout(2400)]
 """The first test runs the whole bench (its module fixture): minutes, not seconds."""
@@ -149,6 +152,37 @@ def test_no_page_names_a_broker_the_fault_did_not_touch(bench_run: BenchRun, nam
     result = bench_run.results[name]
     assert result.error is None
     assert result.unexpected_pages == [], result.unexpected_pages
+
+
+LOG_LINE = re.compile(r"(?P<at>\S+ \S+) (?P<level>[A-Z]+) (?P<name>\S+): (?P<message>.*)")
+
+
+def test_the_canarys_log_writes_a_library_message_once_a_minute(bench_run: BenchRun) -> None:
+    """The canary's kafka-python lines through the faults (each broker down or frozen makes it
+    log every refused connection and expired batch: 780 lines in one such run before): a
+    message of the same shape is written again within the window only as the count of its
+    repeats, and there were repeats to count."""
+    assert bench_run.workdir is not None
+    log = bench_run.workdir / "monitor" / "canary.log"
+    last: dict[tuple[str, str, str], datetime] = {}
+    counted = 0
+    for line in log.read_text(encoding="utf-8", errors="replace").splitlines():
+        if line.startswith("canary metrics:"):  # the canary (re)started
+            last = {}
+        parts = LOG_LINE.fullmatch(line)
+        if parts is None or not is_library(parts["name"]):
+            continue
+        note = REPEATS_NOTE.search(parts["message"])
+        shape = (
+            parts["name"], parts["level"], text_shape(REPEATS_NOTE.sub("", parts["message"]))
+        )  # fmt: skip
+        at = datetime.strptime(parts["at"], "%Y-%m-%d %H:%M:%S,%f")
+        if note is not None:
+            counted += int(note[1])
+        elif shape in last:
+            assert (at - last[shape]).total_seconds() >= REPEAT_WINDOW_S - 1, line
+        last[shape] = at
+    assert counted > 0
 
 
 @pytest.fixture(scope="module")

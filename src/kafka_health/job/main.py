@@ -13,6 +13,7 @@ from pathlib import Path
 from kafka_health.config import MonitorConfig, load_config
 from kafka_health.errors import ConfigError, ConfigProblem, StateFormatError
 from kafka_health.kafka_access import refused_access
+from kafka_health.logs import configure_logging
 from kafka_health.model import Signal
 
 log = logging.getLogger(__name__)
@@ -90,11 +91,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="process what the topics hold now, print the signals as JSON lines, exit",
     )
     args = parser.parse_args(argv)
-    logging.basicConfig(
-        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
-    for noisy in ("kafka", "py4j"):
-        logging.getLogger(noisy).setLevel(logging.WARNING)
+    configure_logging()
     try:
         config = load_config(args.config)
         if args.once:
