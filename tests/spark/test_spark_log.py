@@ -4,9 +4,10 @@ Every batch of the job ships its parse plan as a task binary of about 1.1 MB, an
 DAGScheduler warns of any over 1,000 KiB: one line a batch. Every streaming query's start warns
 that adaptive execution is off in streaming, which Spark ensures itself. The first plan printed
 with more than 25 columns is shortened, with a warning once a start. The config drops those
-three messages and no other. Each case runs in a JVM of its own (the config is read once, at the
-JVM's start): once with the project's config, once with the same config less the filters, which
-shows the job below does draw the warnings."""
+three messages and no other, and writes the Kafka source's warning at each retry of an offset
+fetch on one line, without its stack trace. Each case runs in a JVM of its own (the config is
+read once, at the JVM's start): once with the project's config, once with the same config less
+the filters, which shows the job below does draw the warnings."""
 
 from __future__ import annotations
 
@@ -29,6 +30,10 @@ OTHERS = (
     "kafka-health probe: another streaming warning",
     "kafka-health probe: another string utils warning",
 )
+# The Kafka source's retries of an offset fetch: on one line, with the cause's message.
+ATTEMPT = "kafka-health probe: Error in attempt 1 getting Kafka offsets: "
+CAUSE = "kafka-health probe cause"
+TRACED_LOGGER = "org.apache.spark.sql.kafka010.KafkaSource"
 FILTERED_LOGGERS = ("logger.dagscheduler.", "logger.streaming.", "logger.stringutils.")
 
 # A job whose task binary holds a 1.2 MB literal, a streaming query started and stopped, a plan
@@ -60,6 +65,9 @@ for name, message in (
     ("org.apache.spark.util.SparkStringUtils", "{OTHERS[2]}"),
 ):
     jvm.org.apache.logging.log4j.LogManager.getLogger(name).warn(message)
+for name in ("org.apache.spark.sql.kafka010.KafkaOffsetReaderAdmin", "{TRACED_LOGGER}"):
+    cause = jvm.java.util.concurrent.ExecutionException(jvm.java.lang.RuntimeException("{CAUSE}"))
+    jvm.org.apache.logging.log4j.LogManager.getLogger(name).warn("{ATTEMPT}", cause)
 spark.stop()
 print("done")
 """
@@ -84,6 +92,22 @@ def test_the_three_warnings_are_dropped_and_other_warnings_pass() -> None:
         assert dropped not in log
     for other in OTHERS:
         assert other in log
+
+
+def test_the_offset_fetchs_retries_take_a_line_each_and_other_loggers_keep_their_traces() -> None:
+    lines = run_with("").splitlines()
+    brief = [k for k, line in enumerate(lines) if "KafkaOffsetReaderAdmin: " + ATTEMPT in line]
+    assert len(brief) == 1, lines[-40:]
+    line, after = lines[brief[0]], lines[brief[0] + 1]
+    assert line.split(" ")[2] == "WARN" and line.endswith(
+        f"{ATTEMPT}java.lang.RuntimeException: {CAUSE}"  # the ExecutionException's message
+    ), line
+    assert not after.startswith(("java.", "\tat ", "Caused by")), lines[brief[0] : brief[0] + 5]
+    traced = [k for k, line in enumerate(lines) if line.endswith("KafkaSource: " + ATTEMPT)]
+    assert len(traced) == 1, lines[-40:]
+    trace = lines[traced[0] + 1 : traced[0] + 3]
+    assert trace[0].startswith("java.util.concurrent.ExecutionException"), trace
+    assert trace[1].startswith("\tat "), trace
 
 
 def test_without_the_filters_the_same_job_draws_the_warnings(tmp_path: Path) -> None:
