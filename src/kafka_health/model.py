@@ -22,6 +22,25 @@ def labels(**values: str | int) -> LabelSet:
     return tuple(sorted((k, str(v)) for k, v in values.items()))
 
 
+class ReplicationJudged:
+    """A partition's replication judged from its replica set, ISR and min.insync.replicas: a
+    mixin for the classes that hold those three."""
+
+    replicas: list[int]
+    isr: list[int]
+    min_isr: int | None
+
+    @property
+    def under_replicated(self) -> bool:
+        """Fewer replicas in sync than assigned."""
+        return len(self.isr) < len(self.replicas)
+
+    @property
+    def under_min_isr(self) -> bool:
+        """Fewer replicas in sync than min.insync.replicas (unknown: not under)."""
+        return self.min_isr is not None and len(self.isr) < self.min_isr
+
+
 @dataclass(frozen=True)
 class Signal:
     """One measured value of the cluster's health.

@@ -124,18 +124,24 @@ def probe_producer_options(
     }
 
 
+def _client_options(kafka: KafkaConfig, client_id: str, timeout_s: float | None) -> dict[str, Any]:
+    """The cluster's client options, ``client_id``, and ``timeout_s`` as the request timeout
+    (default: the client's)."""
+    options = {**python_client_options(kafka), "client_id": client_id}
+    if timeout_s is not None:
+        options["request_timeout_ms"] = int(timeout_s * 1000)
+    return options
+
+
 def results_producer_options(
     kafka: KafkaConfig, client_id: str, timeout_s: float | None = None
 ) -> dict[str, Any]:
     """The results producer: acks=all, one request in flight (in order); failed batches are
     sent again from the on-disk buffer (at least once), so no idempotence is needed.
     ``timeout_s`` bounds each request (default: the client's request timeout)."""
-    options = python_client_options(kafka)
-    if timeout_s is not None:
-        options["request_timeout_ms"] = int(timeout_s * 1000)
+    options = _client_options(kafka, client_id, timeout_s)
     return {
         **options,
-        "client_id": client_id,
         "acks": "all",
         "enable_idempotence": False,
         "max_in_flight_requests_per_connection": 1,
@@ -156,12 +162,9 @@ def state_producer_options(
     """The snapshot producer: acks=1 so snapshots still go out while topics are under min
     ISR (the moment they matter most); gzip, as 50,000 JSON records compress well.
     ``timeout_s`` bounds each request (default: the client's request timeout)."""
-    options = python_client_options(kafka)
-    if timeout_s is not None:
-        options["request_timeout_ms"] = int(timeout_s * 1000)
+    options = _client_options(kafka, client_id, timeout_s)
     return {
         **options,
-        "client_id": client_id,
         "acks": 1,
         "enable_idempotence": False,
         "linger_ms": 20,

@@ -31,6 +31,8 @@ import json
 from dataclasses import dataclass, fields
 from typing import Any
 
+from kafka_health.model import ReplicationJudged
+
 SCHEMA = "kafka-health/cluster-state/v1"
 _ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=True)
 
@@ -65,7 +67,7 @@ class BrokerState:
 
 
 @dataclass(frozen=True)
-class PartitionState:
+class PartitionState(ReplicationJudged):
     """One partition in a snapshot."""
 
     snapshot_ms: int
@@ -82,14 +84,6 @@ class PartitionState:
     @property
     def offline(self) -> bool:
         return self.leader < 0
-
-    @property
-    def under_replicated(self) -> bool:
-        return len(self.isr) < len(self.replicas)
-
-    @property
-    def under_min_isr(self) -> bool:
-        return self.min_isr is not None and len(self.isr) < self.min_isr
 
     @property
     def key(self) -> bytes:

@@ -18,14 +18,14 @@ from typing import Any
 from kafka_health.config import JobConfig
 from kafka_health.detectors.inputs import Batch, ClusterRecord, LogEvent
 from kafka_health.detectors.memo import SignalMemo
-from kafka_health.model import Signal, labels
+from kafka_health.model import ReplicationJudged, Signal, labels
 
 MAX_LISTED = 500  # partitions named in a signal's details (the count is always exact)
 ISR_EVENTS = ("isr_shrink", "isr_expand", "isr_change")
 
 
 @dataclass
-class View:
+class View(ReplicationJudged):
     leader: int | None
     leader_epoch: int | None
     replicas: list[int]
@@ -33,14 +33,6 @@ class View:
     min_isr: int | None
     news_ms: int
     snapshot_ms: int
-
-    @property
-    def under_replicated(self) -> bool:
-        return len(self.isr) < len(self.replicas)
-
-    @property
-    def under_min_isr(self) -> bool:
-        return self.min_isr is not None and len(self.isr) < self.min_isr
 
     @property
     def offline(self) -> bool:
