@@ -49,6 +49,10 @@ def operations(frame: Any, messages: Any) -> dict[str, Callable[[], Any]]:
         "envelope from_json, two fields": lambda: (
             frame.select(doc.alias("d")).groupBy("d.broker_id").agg(F.count("d.message"))
         ),
+        "envelope from_json, every key the decode reads": lambda: _all_keys(frame, config, False),
+        "envelope try_parse_json + try_variant_get, every key": lambda: _all_keys(
+            frame, config, True
+        ),
         "lines: read and count": lambda: messages.groupBy(F.length(t) % 7).count(),
         "lines: is_valid_utf8 and the BINARY regex": lambda: messages.groupBy(checks).count(),
         walks: lambda: messages.groupBy(_any_of([t.contains(a) for a in anchors["kafka"]])).count(),
@@ -87,6 +91,26 @@ def operations(frame: Any, messages: Any) -> dict[str, Callable[[], Any]]:
             lambda: _struct_stages(frame, 24, 25)
         ),
     }
+
+
+def _all_keys(frame: Any, config: Any, variant: bool) -> Any:
+    """Every top-level key the decode reads (:func:`~kafka_health.parsing.envelope.doc_keys`),
+    by ``from_json`` into a struct or by a variant and a ``try_variant_get`` each, counted by
+    the summed lengths (so none is pruned)."""
+    from pyspark.sql import functions as F
+
+    from kafka_health.parsing.envelope import doc_keys, parse_doc
+
+    keys = doc_keys(config.parsing.fields)
+    text = F.col("value").cast("string")
+    if variant:
+        doc = F.try_parse_json(text)
+        values = [F.try_variant_get(doc, f"$['{k}']", "string") for k in keys]
+    else:
+        parsed = parse_doc(text, config.parsing.fields)
+        values = [parsed.getField(k) for k in keys]
+    total = sum((F.coalesce(F.length(v), F.lit(0)) for v in values), F.lit(0))
+    return frame.groupBy(total % 7).count()
 
 
 _SPLITS: dict[int, tuple[Any, Any]] = {}
