@@ -14,6 +14,7 @@ from __future__ import annotations
 import atexit
 import logging
 import re
+import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
@@ -56,7 +57,8 @@ class _Seen:
 class RepeatCollapse(logging.Filter):
     """A handler's filter: a library record passes when its shape has not passed within
     ``window_s``; otherwise it is counted. A record that passes after repeats carries their
-    count in its message. Records of other loggers always pass."""
+    count in its message. Records of other loggers always pass. Thread-safe: a handler calls
+    its filters before it takes its own lock, from every thread that logs."""
 
     def __init__(
         self,
@@ -71,12 +73,16 @@ class RepeatCollapse(logging.Filter):
         self._seen: OrderedDict[tuple[str, int, str], _Seen] = OrderedDict()
         self.suppressed_total = 0
         self._pending: list[logging.LogRecord] = []
+        self._lock = threading.Lock()
 
     def filter(self, record: logging.LogRecord) -> bool:
         if not is_library(record.name):
             return True
-        now = self.clock()
         shape = message_shape(record)
+        with self._lock:
+            return self._passes(record, shape, self.clock())
+
+    def _passes(self, record: logging.LogRecord, shape: tuple[str, int, str], now: float) -> bool:
         seen = self._seen.get(shape)
         if seen is not None and now - seen.written_at < self.window_s:
             seen.suppressed += 1
@@ -95,12 +101,13 @@ class RepeatCollapse(logging.Filter):
     def held_summaries(self) -> list[logging.LogRecord]:
         """For each shape with repeats not yet written, its last repeat carrying their count
         (and the summaries of shapes forgotten meanwhile); the counts are cleared."""
-        now = self.clock()
-        records, self._pending = self._pending, []
-        for seen in self._seen.values():
-            records.extend(_summary(seen, now))
-            seen.suppressed, seen.last = 0, None
-        return records
+        with self._lock:
+            now = self.clock()
+            records, self._pending = self._pending, []
+            for seen in self._seen.values():
+                records.extend(_summary(seen, now))
+                seen.suppressed, seen.last = 0, None
+            return records
 
 
 def _summary(seen: _Seen, now: float) -> list[logging.LogRecord]:

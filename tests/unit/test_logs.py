@@ -143,3 +143,33 @@ logging.getLogger("kafka_health.canary").info("the canary's own line")
         "ERROR kafka.net.connection: <KafkaConnection node_id=3 port=50039>: Connection lost:"
         " ECONNREFUSED [39 more like this in 0 s not logged]",
     ]
+
+
+def test_threads_logging_at_once_lose_no_count() -> None:
+    """Handlers call their filters outside their lock, from every thread that logs."""
+    import threading
+
+    collapse = RepeatCollapse(window_s=3600, max_shapes=20)
+    passed_counts = [0] * 8
+
+    def log_many(k: int) -> None:
+        for i in range(3000):
+            if collapse.filter(record("kafka.net", "node_id=%d refused", i % 50)):
+                passed_counts[k] += 1
+
+    threads = [threading.Thread(target=log_many, args=(k,)) for k in range(8)]
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads switch between any two bytecodes, not every 5 ms
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert sum(passed_counts) + collapse.suppressed_total == 8 * 3000
+    # Every repeat's count is held (its shape's window never ends here) or was handed over
+    # when its shape was forgotten: none lost to a race.
+    notes = [REPEATS_NOTE.search(r.getMessage()) for r in collapse.held_summaries()]
+    held = sum(int(note[1]) for note in notes if note is not None)
+    assert len(notes) > 20 and held == collapse.suppressed_total > 0
