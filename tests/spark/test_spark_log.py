@@ -1,10 +1,11 @@
 """Spark's log under the project's Log4j config holds what an operator can act on.
 
 Every batch of the job ships its parse plan as a task binary of about 1.1 MB, and Spark's
-DAGScheduler warns of any over 1,000 KiB: one line a batch. Every streaming query's start warns
-that adaptive execution is off in streaming, which Spark ensures itself. The first plan printed
+DAGScheduler warns of any over 1,000 KiB: one line a batch; it also warns that a query stopped
+between two batches had no job to cancel. Every streaming query's start warns that adaptive
+execution is off in streaming, which Spark ensures itself. The first plan printed
 with more than 25 columns is shortened, with a warning once a start. The config drops those
-three messages and no other, and writes the Kafka source's warning at each retry of an offset
+four messages and no other, and writes the Kafka source's warning at each retry of an offset
 fetch on one line, without its stack trace. Each case runs in a JVM of its own (the config is
 read once, at the JVM's start): once with the project's config, once with the same config less
 the filters, which shows the job below does draw the warnings."""
@@ -24,6 +25,7 @@ DROPPED = (
     "Broadcasting large task binary",
     "spark.sql.adaptive.enabled is not supported in streaming",
     "Truncated the string representation of a plan",
+    "Cannot find active jobs for it",
 )
 OTHERS = (
     "kafka-health probe: another DAGScheduler warning",
@@ -56,6 +58,15 @@ rows = spark.range(1).select(F.length(F.concat(F.col("id").cast("string"), big))
 assert rows[0][0] == 1_200_001, rows
 query = spark.readStream.format("rate").load().writeStream.format("noop").start()
 query.stop()
+# Stopped between two batches: no job of its group to cancel.
+idle = (
+    spark.readStream.format("rate").load()
+    .writeStream.format("noop").trigger(processingTime="1 hour").start()
+)
+import time
+while idle.lastProgress is None:
+    time.sleep(0.1)
+idle.stop()
 wide = spark.range(1).select(*[F.lit(i).alias(f"c{{i}}") for i in range(30)])
 assert "more fields" in wide._jdf.queryExecution().toString()
 jvm = spark.sparkContext._jvm
@@ -86,7 +97,7 @@ def run_with(log_config: str) -> str:
     return run.stderr
 
 
-def test_the_three_warnings_are_dropped_and_other_warnings_pass() -> None:
+def test_the_four_warnings_are_dropped_and_other_warnings_pass() -> None:
     log = run_with("")
     for dropped in DROPPED:
         assert dropped not in log

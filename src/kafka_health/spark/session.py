@@ -4,7 +4,8 @@ It resolves Spark's Kafka connector matching the installed PySpark with Maven in
 project's cache (``spark.connector: ivy`` uses Spark's own ``spark.jars.packages`` instead;
 jars named in ``spark.jars`` are used as they are, for offline machines), points Python
 workers at the running interpreter, binds to loopback in local mode, selects the RocksDB
-state store with changelog checkpointing and keeps Spark's own logging quiet.
+state store with changelog checkpointing, keeps Spark's own logging quiet and starts the JVM
+with SIGTERM ignored (:mod:`kafka_health.spark.jvm_signals`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING
 from kafka_health.config import SparkConfig
 from kafka_health.jdk import jdk_tool
 from kafka_health.spark.connector import ensure_kafka_connector_jars
+from kafka_health.spark.jvm_signals import gateway_ignores_sigterm
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -179,6 +181,7 @@ def build_spark_session(config: SparkConfig) -> SparkSession:
     builder = SparkSession.builder
     for key, value in spark_conf(config).items():
         builder = builder.config(key, value)
-    session = builder.getOrCreate()
+    with gateway_ignores_sigterm():
+        session = builder.getOrCreate()
     session.sparkContext.setLogLevel(config.log_level)
     return session

@@ -1,0 +1,126 @@
+"""A SIGTERM to the job's whole process group is the job's Python's to act on, not the JVM's.
+
+A process builds the project's SparkSession, runs a streaming query and, on SIGTERM, takes two
+seconds (a batch finishing) before it stops the query and Spark. The test sends SIGTERM to its
+process group, as systemd and the fault bench do. With the JVM ignoring SIGTERM the query stops
+as "Stopped" and nothing is logged by py4j; the JVM ends when its Python does. The same script
+with pyspark's own launch (argv[1] "plain") shows the race the module prevents: the JVM's
+shutdown hook stops Spark first. Under ``spark-submit`` the JVM starts first: the README's
+recipe (``trap '' TERM; exec spark-submit ...``) gives it the same inherited SIG_IGN."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from kafka_health.spark.standalone import spark_home
+
+pytestmark = [pytest.mark.spark]
+
+SCRIPT = """
+import logging, signal, sys, threading, time
+logging.basicConfig(level=logging.INFO, stream=sys.stderr)
+from kafka_health.spark.config import SparkConfig
+from kafka_health.spark import session as factory
+from kafka_health.spark.jvm_signals import gateway_ignores_sigterm
+
+if sys.argv[1] == "plain":  # pyspark's own launch, for the control case
+    from contextlib import nullcontext
+    factory.gateway_ignores_sigterm = lambda: nullcontext(True)
+stop = threading.Event()
+signal.signal(signal.SIGTERM, lambda *_: stop.set())
+spark = factory.build_spark_session(SparkConfig(master="local[1]", pretouch_heap=False))
+jvm = spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid()
+query = spark.readStream.format("rate").load().writeStream.format("noop").start()
+print(f"ready {jvm}", flush=True)
+stop.wait()
+time.sleep(2)
+try:
+    query.stop()
+    print("query:", query.status["message"], flush=True)
+    spark.stop()
+    print("spark stopped", flush=True)
+except Exception as exc:
+    print("failed:", type(exc).__name__, flush=True)
+"""
+
+
+def sigignored(pid: int, sig: signal.Signals) -> bool:
+    """Whether ``pid`` ignores ``sig`` (its ``SigIgn`` mask in /proc)."""
+    status = Path(f"/proc/{pid}/status").read_text()
+    mask = next(line.split()[1] for line in status.splitlines() if line.startswith("SigIgn:"))
+    return bool(int(mask, 16) >> (sig - 1) & 1)
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` is a running (not zombie) process."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state != "Z"
+
+
+def stop_by_group_sigterm(tmp_path: Path, mode: str) -> tuple[str, str, int, bool]:
+    """Run the script (``mode`` "guarded", "plain" or "spark-submit"), SIGTERM its group once
+    ready; its output, the JVM's pid and whether the JVM ignored SIGTERM."""
+    script = tmp_path / "job.py"
+    script.write_text(SCRIPT)
+    env = dict(
+        os.environ,
+        PYTHONUNBUFFERED="1",
+        PYSPARK_PYTHON=sys.executable,
+        PYSPARK_DRIVER_PYTHON=sys.executable,
+    )
+    command = [sys.executable, str(script), mode]
+    if mode == "spark-submit":
+        submit = spark_home() / "bin" / "spark-submit"
+        recipe = f"trap '' TERM; exec {submit} --master 'local[1]' {script} spark-submit"
+        command = ["bash", "-c", recipe]
+    proc = subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        start_new_session=True,
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert line.startswith("ready "), (line, proc.stderr and proc.stderr.read())
+        jvm = int(line.split()[1])
+        ignored = sigignored(jvm, signal.SIGTERM)
+        os.killpg(proc.pid, signal.SIGTERM)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    return line + out, err, jvm, ignored
+
+
+@pytest.mark.parametrize("mode", ["guarded", "spark-submit"])
+def test_a_group_sigterm_leaves_the_stop_to_python(tmp_path: Path, mode: str) -> None:
+    out, err, jvm, ignored = stop_by_group_sigterm(tmp_path, mode)
+    assert ignored, "the JVM pyspark started does not ignore SIGTERM"
+    assert "query: Stopped" in out, (out, err)
+    assert "spark stopped" in out, (out, err)
+    assert "Traceback" not in err and "Exception" not in err, err
+    deadline = time.monotonic() + 30
+    while alive(jvm) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not alive(jvm), "the JVM outlived its Python process"
+
+
+def test_without_it_the_jvm_stops_spark_under_the_query(tmp_path: Path) -> None:
+    out, err, _, ignored = stop_by_group_sigterm(tmp_path, "plain")
+    assert not ignored
+    assert "failed:" in out and "query: Stopped" not in out, (out, err)  # the JVM went first
+    assert "Answer from Java side is empty" in err, err
