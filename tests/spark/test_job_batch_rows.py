@@ -119,3 +119,21 @@ def test_dead_letters_keep_their_source_coordinates(spark: Any, frame: Any) -> N
     )
     assert letters and all(r["source_timestamp"] == WRITTEN for r in letters)
     assert {r["source_topic"] for r in letters} == {config.topics.broker_logs}
+
+
+def test_the_log_records_newest_shipping_time_reaches_the_driver(spark: Any, frame: Any) -> None:
+    """What moves the detectors' log clock (``logwindow.LOG_CLOCK``): the newest Kafka
+    timestamp of the broker-log records, not of the project's own records."""
+    from pyspark.sql import functions as F
+
+    config = MonitorConfig()
+    is_log = F.col("topic") == config.topics.broker_logs
+    shifted = frame.withColumn(
+        "timestamp",
+        F.when(F.col("offset") == 7, F.col("timestamp") + F.expr("INTERVAL 2 SECONDS"))
+        .when(~is_log, F.col("timestamp") + F.expr("INTERVAL 1 HOUR"))
+        .otherwise(F.col("timestamp")),
+    )
+    decoded = decode_rows(driver_rows(parsed_stream(shifted, config)).collect())
+    written = shifted.where(is_log & (F.col("offset") == 0)).select(F.unix_millis("timestamp"))
+    assert decoded.batch.log_shipped_ms == written.first()[0] + 2000

@@ -102,3 +102,5 @@ class Batch:
     cluster: list[ClusterRecord] = field(default_factory=list)
     events: list[LogEvent] = field(default_factory=list)
     streams: list[LogStream] = field(default_factory=list)
+    log_shipped_ms: int | None = None
+    """The newest broker-log record's Kafka timestamp (when it was shipped), if it held any."""

@@ -15,16 +15,31 @@ from kafka_health.detectors.inputs import LogEvent
 from kafka_health.detectors.windows import current_window_end_ms, window_start_ms
 
 LOG_CLOCK = "log_clock"
-"""Not a log line: what a replay folds for a step in which the logs wrote nothing. Their clock
-moves on all the same (a failure report leaves the window after ``window_s`` of quiet); a
-live job's log clock instead waits for the next line, whose absence is a silence, not
-health. No detector keeps it."""
+"""Not a log line: what moves the log clock when the logs wrote no event. A replay folds one
+for each step in which the logs wrote nothing (a failure report leaves the window after
+``window_s`` of quiet). The live job folds one for each batch that held broker-log records, at
+their newest shipping time less one window (:func:`shipping_clock`): the ordinary lines that
+fill a healthy broker's log are not events, and without it a window's count (4 elections a
+minute after a restart, seen in the fault bench) stayed until the next event, minutes later
+on a quiet cluster. A silent stream moves nothing: its absence is a silence, not health. No
+detector keeps it."""
 
 WINDOWED_TYPES = (
     "full_gc", "young_gc", "leader_change", "zk_session_expired", "zk_disconnected",
     "controller_change", "broker_failure", "controlled_shutdown", "processor_uncaught_exception",
     "log_cleaner_died", "not_leader", "min_isr_violation", LOG_CLOCK,
 )  # fmt: skip
+
+
+def shipping_clock(shipped_ms: int, job: JobConfig) -> LogEvent:
+    """The log clock a batch of broker-log records shipped up to ``shipped_ms`` proves.
+
+    A record's Kafka timestamp is when it was shipped, a moment after it was written, or
+    much later when a shipper works off a backlog of its own (it was down, the transport
+    was). The clock is held one window behind it, so that a backlog's events up to a window
+    late still count in full, and a window's count is gone at most one window after its last
+    event would have left it. Records folded again after a restart keep their timestamps."""
+    return LogEvent(LOG_CLOCK, None, shipped_ms - round(job.window_s * 1000))
 
 
 def subject(event: LogEvent) -> str:

@@ -242,6 +242,11 @@ def with_driver_columns(parsed: DataFrame, config: MonitorConfig) -> DataFrame:
     )
     own = topic.isin(topics.canary_results, topics.cluster_state) & (size <= OWN_RECORD_MAX_BYTES)
     is_event = is_log & (F.col("outcome") == "event") & F.col("type").isin(*DETECTED_TYPES)
+    shipped_ms = (
+        F.unix_millis(F.col("source_timestamp"))
+        if "source_timestamp" in parsed.columns
+        else F.lit(None).cast("long")
+    )
     event_json = F.when(is_event, F.to_json(F.struct(*EVENT_COLUMNS)))
     return parsed.select(
         "*",
@@ -257,6 +262,7 @@ def with_driver_columns(parsed: DataFrame, config: MonitorConfig) -> DataFrame:
         F.when(is_log, F.col("n_lines")).alias("g_lines"),
         F.when(is_event | own, _listed_record(event_json, F.col("source_value"))).alias("g_record"),
         F.when(is_log & is_dead_letter(config.parsing.dead_letter), 1).otherwise(0).alias("g_dead"),
+        F.when(is_log, shipped_ms).alias("g_shipped_ms"),
         is_log.alias("g_is_log"),
     )
 
@@ -278,8 +284,9 @@ def driver_rows(batch: DataFrame) -> DataFrame:
     """The rows of one batch of :func:`parsed_stream` the driver needs, in one aggregation
     (one Spark job, one scan of the batch; see the module docstring) over the columns of
     :func:`with_driver_columns`: ``tag``, ``outcome``, ``reason``, ``type``, ``broker_id``,
-    ``log_kind``, and per group the number of ``entries``, their ``lines``, ``dead_letters``
-    and the ``records`` it lists (:data:`GROUP_COLUMNS`)."""
+    ``log_kind``, and per group the number of ``entries``, their ``lines``, ``dead_letters``,
+    the ``records`` it lists (:data:`GROUP_COLUMNS`) and the newest broker-log record's Kafka
+    timestamp (``shipped_ms``: it moves the detectors' log clock, ``logwindow.LOG_CLOCK``)."""
     from pyspark.sql import functions as F
 
     return (
@@ -290,6 +297,7 @@ def driver_rows(batch: DataFrame) -> DataFrame:
             F.sum("g_lines").alias("lines"),
             F.sum("g_dead").alias("dead_letters"),
             F.collect_list("g_record").alias("records"),
+            F.max("g_shipped_ms").alias("shipped_ms"),
         )
     )
 
@@ -298,16 +306,21 @@ def decode_rows(rows: Iterable[Any], now_ms: int | None = None) -> Decoded:
     """Collected rows (:func:`driver_rows`, or the canary query's ``(tag, payload)`` rows) as
     detector inputs and parse counts; canary outcomes and cluster-state records are checked
     (:func:`kafka_health.job.own_records.check`, timestamps against ``now_ms`` when given)
-    and the ones rejected listed with their reason."""
+    and the ones rejected listed with their reason. The broker-log records' newest shipping
+    time is kept, no later than ``now_ms`` (a shipper's clock ahead must not move the log
+    clock past the present)."""
     out = Decoded()
     streams: dict[tuple[str, str], int] = {}
     counts: dict[tuple[str | None, str | None, str | None], list[int]] = {}
+    shipped: list[int] = []
     for row in rows:
         if len(row) == 2:  # the canary query's (tag, payload)
             _take(out, row[0], row[1], None, None, now_ms)
             continue
-        tag, outcome, reason, type_, broker, log_kind, entries, lines, dead, records = row
+        tag, outcome, reason, type_, broker, log_kind, entries, lines, dead, records = row[:10]
         if tag in (None, "event"):  # a broker-log group: counted
+            if len(row) > 10 and row[10] is not None:
+                shipped.append(int(row[10]))
             copies = int(entries or 0)
             if broker is not None and log_kind is not None:
                 streams[(broker, log_kind)] = streams.get((broker, log_kind), 0) + copies
@@ -321,6 +334,9 @@ def decode_rows(rows: Iterable[Any], now_ms: int | None = None) -> Decoded:
             partition, offset, payload = listed.split(RECORD_SEPARATOR, 2)
             _take(out, tag, payload, _number(partition), _number(offset), now_ms)
     out.batch.streams.extend(LogStream(broker, kind, n) for (broker, kind), n in streams.items())
+    if shipped:
+        newest = max(shipped)
+        out.batch.log_shipped_ms = newest if now_ms is None else min(newest, now_ms)
     out.counts.extend(ParseCount(*key, *totals) for key, totals in counts.items())
     return out
 

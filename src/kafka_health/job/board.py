@@ -24,6 +24,7 @@ from kafka_health.detectors.gc import Gc
 from kafka_health.detectors.incidents import INCIDENT_SIGNALS, Incidents
 from kafka_health.detectors.inputs import Batch
 from kafka_health.detectors.isr import MAX_LISTED, Isr
+from kafka_health.detectors.logwindow import shipping_clock
 from kafka_health.detectors.loss import Loss
 from kafka_health.detectors.reachability import Reachability
 from kafka_health.detectors.transport import TransportReachability
@@ -189,6 +190,9 @@ class SignalBoard:
                 return False
             if batch.events:
                 batch = dataclasses.replace(batch, events=self.controller.trusted(batch.events))
+            if batch.log_shipped_ms is not None:
+                clock = shipping_clock(batch.log_shipped_ms, self._job)
+                batch = dataclasses.replace(batch, events=[*batch.events, clock])
             for detector in self.detectors:
                 if query == MONITOR_QUERY or detector.name in PROBE_READERS:
                     detector.fold(batch, at)

@@ -43,7 +43,7 @@ def event(type_: str, broker_id: str | None, event_ms: int, **fields: Any) -> Lo
     return LogEvent(type_, broker_id, event_ms, **fields)
 
 
-def batch(**parts: list[Any]) -> Batch:
+def batch(**parts: Any) -> Batch:
     return Batch(**parts)
 
 

@@ -192,3 +192,16 @@ def test_a_listed_records_payload_may_hold_the_separator_and_its_numbers_may_be_
     assert [(r.partition, r.offset, r.payload) for r in decoded.rejected] == [
         (2, 40, f"not{RECORD_SEPARATOR}json")
     ]
+
+
+def test_the_log_records_newest_shipping_time_is_kept_no_later_than_now() -> None:
+    gc = {"type": "full_gc", "broker_id": "1", "event_ms": 5, "pause_s": 12.0}
+    rows = [
+        (*log_row("event", None, "full_gc", "1", "gc", 1, 1, event=gc), 7_000),
+        (*log_row("unrecognized", "no_event", None, "2", "server", 10, 10), 9_000),
+        (*record_row("outcome", partition=0), 50_000),  # the canary's: not a log record
+    ]
+    assert decode_rows(rows).batch.log_shipped_ms == 9_000
+    assert decode_rows(rows, now_ms=8_000).batch.log_shipped_ms == 8_000
+    assert decode_rows(rows[2:]).batch.log_shipped_ms is None
+    assert decode_rows([r[:10] for r in rows]).batch.log_shipped_ms is None
