@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from tests.processes import ignores_sigterm
 from tests.waiting import wait_for
 
 from kafka_health.commands.dev_cluster import print_status
@@ -38,12 +39,6 @@ def cluster_processes_listed(base: Path) -> list[str]:
         ["ps", "-eo", "pid=,args="], capture_output=True, text=True, check=True
     ).stdout
     return [line for line in listing.splitlines() if str(base) in line and "java" in line]
-
-
-def ignores_sigterm(pid: int) -> bool:
-    status = Path(f"/proc/{pid}/status").read_text()
-    ignored = int(next(ln for ln in status.splitlines() if ln.startswith("SigIgn:")).split()[1], 16)
-    return bool(ignored & (1 << (signal.SIGTERM - 1)))
 
 
 @pytest.fixture(scope="module")

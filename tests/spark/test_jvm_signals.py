@@ -20,7 +20,9 @@ from pathlib import Path
 
 import pytest
 
+from kafka_health.devcluster.cluster import process_state
 from kafka_health.spark.standalone import spark_home
+from tests.processes import ignores_sigterm
 
 pytestmark = [pytest.mark.spark]
 
@@ -29,7 +31,6 @@ import logging, signal, sys, threading, time
 logging.basicConfig(level=logging.INFO, stream=sys.stderr)
 from kafka_health.spark.config import SparkConfig
 from kafka_health.spark import session as factory
-from kafka_health.spark.jvm_signals import gateway_ignores_sigterm
 
 if sys.argv[1] == "plain":  # pyspark's own launch, for the control case
     from contextlib import nullcontext
@@ -57,22 +58,6 @@ try:
 except Exception as exc:
     print("failed:", type(exc).__name__, flush=True)
 """
-
-
-def sigignored(pid: int, sig: signal.Signals) -> bool:
-    """Whether ``pid`` ignores ``sig`` (its ``SigIgn`` mask in /proc)."""
-    status = Path(f"/proc/{pid}/status").read_text()
-    mask = next(line.split()[1] for line in status.splitlines() if line.startswith("SigIgn:"))
-    return bool(int(mask, 16) >> (sig - 1) & 1)
-
-
-def alive(pid: int) -> bool:
-    """Whether ``pid`` is a running (not zombie) process."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except FileNotFoundError:
-        return False
-    return state != "Z"
 
 
 def stop_by_group_sigterm(tmp_path: Path, mode: str) -> tuple[str, str, int, bool]:
@@ -104,7 +89,7 @@ def stop_by_group_sigterm(tmp_path: Path, mode: str) -> tuple[str, str, int, boo
         line = proc.stdout.readline()
         assert line.startswith("ready "), (line, proc.stderr and proc.stderr.read())
         jvm = int(line.split()[1])
-        ignored = sigignored(jvm, signal.SIGTERM)
+        ignored = ignores_sigterm(jvm)
         os.killpg(proc.pid, signal.SIGTERM)
         out, err = proc.communicate(timeout=120)
     finally:
@@ -123,9 +108,9 @@ def test_a_group_sigterm_leaves_the_stop_to_python(tmp_path: Path, mode: str) ->
     for trace in ("Traceback", "Py4JNetworkError", "ConnectionRefusedError", "Exception"):
         assert trace not in err, err
     deadline = time.monotonic() + 30
-    while alive(jvm) and time.monotonic() < deadline:
+    while process_state(jvm) != "stopped" and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert not alive(jvm), "the JVM outlived its Python process"
+    assert process_state(jvm) == "stopped", "the JVM outlived its Python process"
 
 
 def test_without_it_the_jvm_stops_spark_under_the_query(tmp_path: Path) -> None:

@@ -231,6 +231,7 @@ def with_driver_columns(parsed: DataFrame, config: MonitorConfig) -> DataFrame:
     from pyspark.sql import functions as F
 
     from kafka_health.parsing.deadletter import is_dead_letter
+    from kafka_health.parsing.events import source_time_ms
 
     topics = config.topics
     topic = F.col("source_topic")
@@ -242,11 +243,7 @@ def with_driver_columns(parsed: DataFrame, config: MonitorConfig) -> DataFrame:
     )
     own = topic.isin(topics.canary_results, topics.cluster_state) & (size <= OWN_RECORD_MAX_BYTES)
     is_event = is_log & (F.col("outcome") == "event") & F.col("type").isin(*DETECTED_TYPES)
-    shipped_ms = (
-        F.unix_millis(F.col("source_timestamp"))
-        if "source_timestamp" in parsed.columns
-        else F.lit(None).cast("long")
-    )
+    shipped_ms = source_time_ms(parsed)
     event_json = F.when(is_event, F.to_json(F.struct(*EVENT_COLUMNS)))
     return parsed.select(
         "*",

@@ -53,6 +53,16 @@ BAD_INPUT_REASONS = ("empty", "not_utf8", "binary", "oversize", "bad_json", "no_
 KAFKA_KINDS = ("server", "controller", "state-change")
 
 
+def source_time_ms(df: DataFrame) -> Column:
+    """The records' Kafka timestamps (``source_timestamp``) in milliseconds, null where ``df``
+    has none: an event's time when its line gives none, and the log clock's shipping time."""
+    from pyspark.sql import functions as F
+
+    if "source_timestamp" not in df.columns:
+        return F.lit(None).cast("long")
+    return F.unix_millis(F.col("source_timestamp"))
+
+
 def _empty_to_null(col: Column) -> Column:
     from pyspark.sql import functions as F
 
@@ -513,11 +523,7 @@ def parse_entries(
         F.when(default_stamp, _default_stamp_level(h)).otherwise(
             F.regexp_extract(h, P.LEVEL, 1))))  # fmt: skip
     isr_set = _isr_list(g("isr_set"))
-    source_ms = (
-        F.unix_millis(F.col("source_timestamp"))
-        if "source_timestamp" in df.columns
-        else F.lit(None).cast("long")
-    )
+    source_ms = source_time_ms(df)
     outcome = (
         F.when(pid_col.isNotNull(), "event")
         .when(F.col("_suspect").isNotNull(), "malformed")

@@ -13,8 +13,9 @@ an inherited SIG_IGN for its shutdown signals (it installs no handler over one),
 still ends with its Python process however that ends, SIGKILL included: pyspark's gateway exits
 when its standard input, a pipe from the Python process, closes.
 
-``spark-submit`` starts the JVM first, which then starts Python: there this module is not used
-and a service manager should signal the JVM's process alone (README, "On a Spark cluster").
+``spark-submit`` starts the JVM first, which then starts Python: there this module is not used;
+the README ("Running on a Spark cluster") starts that JVM with SIGTERM ignored the same way
+(``bash -c "trap '' TERM; exec spark-submit ..."``).
 """
 
 from __future__ import annotations
