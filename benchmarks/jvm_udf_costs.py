@@ -315,6 +315,7 @@ def main() -> None:
     import pyspark
 
     from benchmarks.batch_static import KAFKA_COLUMNS, backlog_rows
+    from benchmarks.core_costs import collect_seconds, cost_line
     from kafka_health.config import MonitorConfig
     from kafka_health.spark import build_spark_session
     from kafka_health.spark.connector import ensure_kafka_connector_jars
@@ -347,17 +348,9 @@ def main() -> None:
                 calls = sum(plan.count(f"{u}(") for u in ("kh_parse", "kh_parse_scan", "kh_keys"))
                 print(f"--- {name}: UDF calls in the plan: {calls}\n{plan}")
     for name in args.names or list(built):
-        best = float("inf")
-        times = []
-        for _ in range(args.runs):
-            df = built[name]()
-            started = time.monotonic()
-            df.collect()
-            times.append(time.monotonic() - started)
-            best = min(best, times[-1])
-        print(f"{name:72s} {best:5.2f} s {records / best:12,.0f} records/s "
-              f"{2 * best / records * 1e6:6.1f} us/record   "
-              f"(runs {' '.join(f'{t:.2f}' for t in times)})", flush=True)  # fmt: skip
+        times = collect_seconds(built[name], args.runs)
+        runs = " ".join(f"{t:.2f}" for t in times)
+        print(f"{cost_line(name, min(times), records, 72)}   (runs {runs})", flush=True)
     spark.stop()
 
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -222,6 +221,7 @@ def main() -> None:
     from pyspark.sql import functions as F
 
     from benchmarks.batch_static import KAFKA_COLUMNS, backlog_rows
+    from benchmarks.core_costs import collect_seconds, cost_line
     from kafka_health.config import MonitorConfig
     from kafka_health.spark import build_spark_session
 
@@ -237,14 +237,8 @@ def main() -> None:
     counts = _split_counts(frame, args.names or list(built))
     for name in args.names or list(built):
         count = counts.get(name) or (lines if name.startswith("lines:") else records)
-        best = float("inf")
-        for _ in range(args.runs):
-            df = built[name]()
-            started = time.monotonic()
-            df.collect()
-            best = min(best, time.monotonic() - started)
-        print(f"{name:60s} {best:5.2f} s {count / best:12,.0f} records/s "
-              f"{2 * best / count * 1e6:6.1f} us/record")  # fmt: skip
+        best = min(collect_seconds(built[name], args.runs))
+        print(cost_line(name, best, count, 60))
     spark.stop()
 
 
