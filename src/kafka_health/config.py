@@ -194,10 +194,21 @@ def parse_config(text: str) -> MonitorConfig:
     try:
         raw = yaml.safe_load(text)
     except yaml.YAMLError as exc:
-        raise ConfigError([ConfigProblem("<file>", f"not valid YAML: {exc}")]) from exc
+        raise ConfigError(
+            [ConfigProblem("<file>", f"not valid YAML: {_yaml_error(exc)}")]
+        ) from None
     if raw is None:
         raw = {}
     return from_mapping(raw)
+
+
+def _yaml_error(exc: yaml.YAMLError) -> str:
+    """What is wrong and where (line, column), without the quoted text: it may be a secret."""
+    if isinstance(exc, yaml.MarkedYAMLError):
+        mark = exc.problem_mark or exc.context_mark
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        return f"{exc.problem or exc.context or 'a syntax error'}{where}"
+    return type(exc).__name__
 
 
 def from_mapping(raw: Any) -> MonitorConfig:

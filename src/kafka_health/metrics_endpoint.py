@@ -6,8 +6,10 @@ optional TLS, client certificates and basic auth of the ``metrics_endpoints`` se
 The TLS context is the one prometheus-client's ``start_http_server(certfile=, keyfile=,
 client_cafile=, client_auth_required=)`` builds, with one difference: the handshake runs in
 the request's thread, not in the accepting one, so a client that connects and says nothing
-cannot stop every scrape. prometheus-client has no server-side basic auth; it is a small WSGI
-wrapper here (Prometheus's own ``web.config.file`` offers the same pair).
+cannot stop every scrape. Nor can many such clients: a connection takes a thread only once it
+has spoken, from a pool of ``MAX_CONNECTION_THREADS`` (:mod:`kafka_health.connection_gate`).
+prometheus-client has no server-side basic auth; it is a small WSGI wrapper here
+(Prometheus's own ``web.config.file`` offers the same pair).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from prometheus_client import CollectorRegistry, make_wsgi_app
 from prometheus_client.exposition import ThreadingWSGIServer
 
 from kafka_health.configuration.secrets import Secret
+from kafka_health.connection_gate import ConnectionGate
 from kafka_health.errors import ConfigError, ConfigProblem
 
 log = logging.getLogger(__name__)
@@ -36,6 +39,10 @@ log = logging.getLogger(__name__)
 SECTION = "metrics_endpoints"
 HANDSHAKE_TIMEOUT_S = 10.0
 """A scrape's connection may stay silent this long (TLS handshake, request) before it is closed."""
+MAX_CONNECTION_THREADS = 8
+"""Threads serving connections that have spoken, per endpoint (scrapes take milliseconds)."""
+MAX_WAITING_CONNECTIONS = 128
+"""Connections held before they speak; past it the one that waited longest is closed."""
 
 
 @dataclass(frozen=True)
@@ -177,13 +184,34 @@ def serve_metrics(
     context = tls_context(config) if config.tls else None
 
     class Server(ThreadingWSGIServer):
+        """Connections go through a :class:`ConnectionGate`: bounded threads, not one each."""
+
         address_family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        request_queue_size = 64
+        gate: ConnectionGate | None = None
+
+        def process_request(self, request: Any, client_address: Any) -> None:
+            assert self.gate is not None
+            self.gate.add(request, client_address)
+
+        def server_close(self) -> None:
+            super().server_close()
+            if self.gate is not None:
+                self.gate.close()
 
         def handle_error(self, request: Any, client_address: Any) -> None:
             # A failed handshake or a client gone mid-scrape: not worth a traceback.
             log.debug("metrics: request from %s failed", client_address, exc_info=True)
 
     server = make_server(host, port, app, Server, handler_class=_QuietHandler)
+    server.gate = ConnectionGate(
+        server.process_request_thread,
+        server.shutdown_request,
+        workers=MAX_CONNECTION_THREADS,
+        max_waiting=MAX_WAITING_CONNECTIONS,
+        wait_s=HANDSHAKE_TIMEOUT_S,
+        name="metrics",
+    )
     if context is not None:
         server.socket = context.wrap_socket(
             server.socket, server_side=True, do_handshake_on_connect=False

@@ -13,7 +13,7 @@ import ssl
 import struct
 from dataclasses import dataclass
 
-from kafka_health.kafka_wire import encode_string, exchange
+from kafka_health.kafka_wire import FrameTooLarge, encode_string, exchange
 
 SASL_HANDSHAKE, SASL_AUTHENTICATE = 17, 36
 
@@ -58,7 +58,7 @@ def sasl_login(
             if not client.is_authenticated():
                 return SaslVerdict(False, True, "the broker's proof did not verify")
             return SaslVerdict(True)
-        except (ConnectionError, TimeoutError, struct.error) as exc:
+        except (ConnectionError, TimeoutError, struct.error, FrameTooLarge) as exc:
             return SaslVerdict(False, False, f"the exchange broke off: {exc}")
         finally:
             if sock is not raw:

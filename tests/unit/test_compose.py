@@ -209,6 +209,31 @@ def test_grafana_is_provisioned_with_the_dashboard_and_the_prometheus_datasource
     assert datasource["url"] == "http://prometheus:9090"
 
 
+def test_ports_are_published_on_loopback_only() -> None:
+    """Kafka's PLAINTEXT listener, Alertmanager's API (silences), Prometheus, Grafana and
+    /metrics have no authentication here: nothing is reachable from another machine."""
+    published = {}
+    for name, service in SERVICES.items():
+        for port in service.get("ports", []):
+            assert isinstance(port, str), f"{name}: write ports as host_ip:host:container"
+            host_ip, host_port, container = port.split(":")
+            assert host_ip == "127.0.0.1", f"{name}: {port} is published on every interface"
+            published[name] = (int(host_port), int(container))
+    assert published == {
+        "kafka": (29092, 29092), "job": (9308, 9308), "prometheus": (9090, 9090),
+        "alertmanager": (9093, 9093), "grafana": (3000, 3000),
+    }  # fmt: skip
+
+
+def test_grafana_admin_password_is_required_and_not_admin() -> None:
+    """No admin/admin: compose refuses to start unless GF_ADMIN_PASSWORD is set."""
+    grafana = env("grafana")
+    password = grafana["GF_SECURITY_ADMIN_PASSWORD"]
+    assert re.fullmatch(r"\$\{GF_ADMIN_PASSWORD:\?[^}]+\}", password), password
+    assert "GF_SECURITY_ADMIN_USER" not in grafana or grafana["GF_SECURITY_ADMIN_USER"] != "admin"
+    assert "admin/admin" not in (REPO / "docker-compose.yml").read_text()
+
+
 # ---------------------------------------------------------------------------------------------
 # The Dockerfile
 

@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
-from kafka_health.configuration.secrets import Secret
+from kafka_health.configuration.secrets import Secret, url_secret
+from kafka_health.configuration.urls import URL_FIELD, check_url
 from kafka_health.errors import ConfigProblem
 
 AlertFormat = Literal["alertmanager", "pagerduty", "slack"]
@@ -26,6 +27,13 @@ def _check_matchers(matchers: list[str], path: str) -> list[ConfigProblem]:
     return problems
 
 
+def _check_url_value(value: str | Secret, path: str, required: bool) -> list[ConfigProblem]:
+    """A URL written in the config is checked now; one from a secret when it is read."""
+    if isinstance(value, Secret):
+        return value.check(path)
+    return check_url(value, path, required)
+
+
 @dataclass(frozen=True)
 class ReceiverConfig:
     """Where notifications go: a URL, a payload format, which alerts (routing), how to retry.
@@ -35,7 +43,9 @@ class ReceiverConfig:
     """
 
     name: str = ""
-    url: str = ""
+    url: str | Secret = field(default="", metadata=URL_FIELD)
+    """An http(s) URL without user info, or a secret holding one (a Slack webhook URL is a
+    credential); printed and logged as ``scheme://host[:port]`` only."""
     format: AlertFormat = "alertmanager"
     severities: list[Severity] = field(default_factory=list)
     matchers: list[str] = field(default_factory=list)
@@ -53,15 +63,17 @@ class ReceiverConfig:
     jitter: float = 0.2
     retry_after_max_s: float = 600.0
     give_up_after_s: float = 86400.0
-    max_alerts: int = 0
+    max_alerts: int = 50
     """At most this many alerts in one payload (0: all); the rest are counted as truncated."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "url", url_secret(self.url, "url"))
 
     def check(self, path: str) -> list[ConfigProblem]:
         problems = []
         if not re.fullmatch(r"[A-Za-z0-9_.-]{1,64}", self.name):
             problems.append(ConfigProblem(f"{path}.name", "1 to 64 letters, digits, _ . -"))
-        if not re.fullmatch(r"https?://[^\s/]+(/\S*)?", self.url):
-            problems.append(ConfigProblem(f"{path}.url", f"{self.url!r} is not an http(s) URL"))
+        problems.extend(_check_url_value(self.url, f"{path}.url", required=True))
         if self.format == "pagerduty" and self.routing_key is None:
             problems.append(ConfigProblem(f"{path}.routing_key", "required by format pagerduty"))
         for name in ("bearer_token", "hmac_secret", "routing_key"):
@@ -121,9 +133,15 @@ class ExporterConfig:
     port: int | None = 9308
     """0 picks a free port, null turns the endpoint off."""
     max_series_per_signal: int = 2000
-    pushgateway_url: str = ""
+    pushgateway_url: str | Secret = field(default="", metadata=URL_FIELD)
+    """An http(s) URL without user info, or a secret holding one (empty: no push)."""
     push_interval_s: float = 15.0
     push_job: str = "kafka-health"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(
+            self, "pushgateway_url", url_secret(self.pushgateway_url, "pushgateway_url")
+        )
 
     def check(self, path: str) -> list[ConfigProblem]:
         problems = []
@@ -131,8 +149,9 @@ class ExporterConfig:
             problems.append(ConfigProblem(f"{path}.port", "must be 0 to 65535 or null"))
         if self.max_series_per_signal < 1:
             problems.append(ConfigProblem(f"{path}.max_series_per_signal", "must be at least 1"))
-        if self.pushgateway_url and not re.fullmatch(r"https?://\S+", self.pushgateway_url):
-            problems.append(ConfigProblem(f"{path}.pushgateway_url", "is not an http(s) URL"))
+        problems.extend(
+            _check_url_value(self.pushgateway_url, f"{path}.pushgateway_url", required=False)
+        )
         if self.push_interval_s <= 0:
             problems.append(ConfigProblem(f"{path}.push_interval_s", "must be positive"))
         return problems
@@ -170,7 +189,7 @@ class AlertingConfig:
     maintenance_wait_s: float = 3.0
     """At most this long after its condition began, an alert a maintenance could mute waits
     for the job to read the broker logs up to its fault (``maintenance_lookback_s``)."""
-    external_url: str = ""
+    external_url: str = field(default="", metadata=URL_FIELD)
     receivers: list[ReceiverConfig] = field(default_factory=list)
     silences: list[SilenceConfig] = field(default_factory=list)
     exporter: ExporterConfig = field(default_factory=ExporterConfig)

@@ -7,6 +7,8 @@ when it changes. Matchers use Alertmanager's syntax: ``name="value"``, ``!=``, `
 
 from __future__ import annotations
 
+import logging
+import math
 import re
 import uuid
 from collections.abc import Iterable, Mapping
@@ -16,6 +18,8 @@ from pathlib import Path
 from typing import Literal
 
 from kafka_health.alerting.persist import read_json, write_json
+
+log = logging.getLogger(__name__)
 
 MatchOp = Literal["=", "!=", "=~", "!~"]
 _MATCHER = re.compile(
@@ -99,17 +103,44 @@ class Silence:
         return data
 
     @staticmethod
-    def from_json(data: Mapping[str, object]) -> Silence:
-        matchers = data.get("matchers", [])
-        assert isinstance(matchers, list)
+    def from_json(data: object) -> Silence:
+        """A silence of ``silences.json``; ``ValueError`` saying what is wrong with it."""
+        if not isinstance(data, Mapping):
+            raise ValueError(f"not an object but {type(data).__name__}")
+        for key in ("id", "matchers", "starts_at", "ends_at"):
+            if key not in data:
+                raise ValueError(f"no {key!r}")
+        matchers = data["matchers"]
+        if not isinstance(matchers, list) or not matchers:
+            raise ValueError("'matchers' is not a list of at least one matcher")
         return Silence(
             id=str(data["id"]),
             matchers=tuple(parse_matcher(str(m)) for m in matchers),
-            starts_at=float(str(data["starts_at"])),
-            ends_at=float(str(data["ends_at"])),
+            starts_at=_epoch(data["starts_at"], "starts_at"),
+            ends_at=_epoch(data["ends_at"], "ends_at"),
             comment=str(data.get("comment", "")),
             created_by=str(data.get("created_by", "")),
         )
+
+
+def _epoch(value: object, key: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise ValueError(f"{key!r} is not a number")
+    try:
+        number = float(value)
+    except ValueError:
+        raise ValueError(f"{key!r} is not a number") from None
+    if not math.isfinite(number):
+        raise ValueError(f"{key!r} is not a finite number")
+    return number
+
+
+def _entry_name(index: int, entry: object) -> str:
+    """``#index`` and the id when the entry has one (shortened: the file is hand-editable)."""
+    name = f"#{index}"
+    if isinstance(entry, Mapping) and isinstance(entry.get("id"), str | int):
+        name += f" (id {str(entry['id'])[:40]!r})"
+    return name
 
 
 @dataclass
@@ -118,7 +149,13 @@ class SilenceStore:
 
     path: Path
     configured: list[Silence] = field(default_factory=list)
+    skipped: int = 0
+    """Malformed entries in the file as last read (each logged with its index and id)."""
+    skipped_total: int = 0
+    """Malformed entries skipped by every read so far (a changed file is read again)."""
     _stored: list[Silence] = field(default_factory=list)
+    _malformed: list[object] = field(default_factory=list)
+    """The malformed entries as they are: written back, an operator's typo is not erased."""
     _stamp: tuple[int, int] | None = None
 
     def reload(self) -> None:
@@ -131,8 +168,28 @@ class SilenceStore:
         if stamp == self._stamp:
             return
         self._stamp = stamp
-        raw = read_json(self.path, {"silences": []})
-        self._stored = [Silence.from_json(s) for s in raw.get("silences", [])]
+        self._load(read_json(self.path, {"silences": []}))
+
+    def _load(self, raw: object) -> None:
+        """Every well-formed silence of the file; each malformed one skipped, logged, counted."""
+        entries = raw.get("silences", []) if isinstance(raw, Mapping) else None
+        stored: list[Silence] = []
+        malformed: list[object] = []
+        unreadable = not isinstance(entries, list)  # the whole file counts as one
+        if not isinstance(entries, list):
+            log.warning("%s: no list 'silences' in it: no silence loaded from it", self.path)
+            entries = []
+        for i, entry in enumerate(entries):
+            try:
+                stored.append(Silence.from_json(entry))
+            except ValueError as exc:
+                malformed.append(entry)
+                log.warning(
+                    "%s: silence %s skipped, malformed: %s", self.path, _entry_name(i, entry), exc
+                )
+        self._stored, self._malformed = stored, malformed
+        self.skipped = len(malformed) + unreadable
+        self.skipped_total += self.skipped
 
     def all(self) -> list[Silence]:
         return [*self.configured, *self._stored]
@@ -183,7 +240,8 @@ class SilenceStore:
         return [s for s in self._stored if s.ends_at > now - keep_expired_s]
 
     def _write(self, silences: list[Silence]) -> None:
-        write_json(self.path, {"silences": [s.to_json() for s in silences]})
+        entries = [*(s.to_json() for s in silences), *self._malformed]
+        write_json(self.path, {"silences": entries})
         self._stamp = None
         self.reload()
 

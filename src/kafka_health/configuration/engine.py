@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from typing import Any, Literal, TypeVar
 
 from kafka_health.configuration.secrets import Secret
+from kafka_health.configuration.urls import is_url_field
 from kafka_health.errors import ConfigError, ConfigProblem
 
 T = TypeVar("T")
@@ -39,6 +40,9 @@ def build(tp: Any, value: Any, path: str, problems: list[ConfigProblem]) -> Any:
         if value is None and type(None) in args:
             return None
         non_none = [a for a in args if a is not type(None)]
+        if Secret in non_none and len(non_none) > 1:  # e.g. ``str | Secret``: a mapping is
+            secret = isinstance(value, Mapping)  # the secret, anything else the plain value
+            non_none = [a for a in non_none if (a is Secret) == secret]
         return build(non_none[0], value, path, problems)
 
     if origin is Literal:
@@ -51,7 +55,7 @@ def build(tp: Any, value: Any, path: str, problems: list[ConfigProblem]) -> Any:
     if dataclasses.is_dataclass(tp) and isinstance(tp, type):
         if value is None:
             value = {}
-        if tp is Secret and isinstance(value, str):
+        if tp is Secret and not isinstance(value, Mapping):  # the value is never echoed
             problems.append(
                 ConfigProblem(
                     shown, "secrets are never inline: use {env: VARIABLE} or {file: /path}"
@@ -62,13 +66,18 @@ def build(tp: Any, value: Any, path: str, problems: list[ConfigProblem]) -> Any:
             problems.append(ConfigProblem(shown, f"expected a mapping, got {_kind(value)}"))
             return tp()
         hints = typing.get_type_hints(tp)
-        known = {f.name for f in dataclasses.fields(tp)}
+        fields = {f.name: f for f in dataclasses.fields(tp)}
+        known = set(fields)
         for key in value:
             if key not in known:
                 hint = _suggest(str(key), known)
                 problems.append(ConfigProblem(join_path(path, str(key)), f"unknown key{hint}"))
         kwargs = {
-            name: build(hints[name], value[name], join_path(path, name), problems)
+            name: _mark(
+                build(hints[name], value[name], join_path(path, name), problems),
+                join_path(path, name),
+                is_url_field(fields[name].metadata),
+            )
             for name in known
             if name in value
         }
@@ -113,6 +122,13 @@ def build(tp: Any, value: Any, path: str, problems: list[ConfigProblem]) -> Any:
             return ""
         return str(value)
     raise TypeError(f"config type {tp!r} at {shown} is not supported")  # a bug, not bad input
+
+
+def _mark(value: Any, path: str, url: bool) -> Any:
+    """A secret knows its key path (named by its errors) and whether it holds a URL."""
+    if isinstance(value, Secret):
+        return value.at(path, is_url=url)
+    return value
 
 
 def _kind(value: Any) -> str:
