@@ -4,8 +4,11 @@ It behaves as a pager endpoint that dedups by ``Idempotency-Key``: the first req
 is processed, a repeat of it is answered 200 without processing again. ``mode(now)`` decides
 each answer: ``ok``, ``hang`` (the request is processed, then the answer is held back until
 the client has given up, as a receiver whose response is lost), ``reset`` (the connection is
-closed without an answer) or an HTTP status such as ``500``, ``400`` or ``429`` (answered with
-that status and ``retry_after`` as Retry-After when set; not processed).
+closed without an answer), ``drip`` (the answer, 200, written a byte every ``drip_s``
+until it is whole or the client has gone; not processed), ``drip-body`` (the status and
+headers at once, then the body a byte every ``drip_s``; not processed) or an HTTP status such
+as ``500``, ``400`` or ``429`` (answered with that status and ``retry_after`` as Retry-After
+when set; not processed). Each request records when it arrived (``at``, monotonic).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import hmac
 import json
 import socket
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -29,12 +33,14 @@ class Received:
     headers: dict[str, str]
     body: dict[str, Any]
     raw: bytes
+    at: float = field(default_factory=time.monotonic)
 
 
 @dataclass
 class ReceiverState:
     mode: Callable[[], str] = lambda: "ok"
     hang_s: float = 2.0
+    drip_s: float = 0.5
     retry_after: str = ""
     location: str = ""
     """Location of a 3xx answer."""
@@ -70,9 +76,11 @@ def _handler(state: ReceiverState) -> type[BaseHTTPRequestHandler]:
                     state.resent_after_ack.append(key)
                 if state.hmac_secret and not _signed(state.hmac_secret, headers, raw):
                     state.bad_signatures += 1
-                if not mode.isdigit() and mode != "reset":
+                if not mode.isdigit() and mode not in ("reset", "drip", "drip-body"):
                     state.processed.setdefault(key, got)
-            if mode.isdigit():
+            if mode in ("drip", "drip-body"):
+                self._drip(mode == "drip")
+            elif mode.isdigit():
                 self._answer(int(mode))
             elif mode == "reset":
                 self.close_connection = True
@@ -84,6 +92,20 @@ def _handler(state: ReceiverState) -> type[BaseHTTPRequestHandler]:
                 with state.lock:
                     state.acked.add(key)
                 self._answer(200)
+
+        def _drip(self, whole: bool) -> None:
+            body = b"x" * 64
+            head = f"HTTP/1.0 200 OK\r\nContent-Length: {len(body)}\r\n\r\n".encode()
+            slow = head + body if whole else body
+            try:
+                if not whole:
+                    self.wfile.write(head)
+                for i in range(len(slow)):
+                    self.wfile.write(slow[i : i + 1])
+                    if state.release.wait(state.drip_s):
+                        return
+            except OSError:
+                pass  # the client gave up
 
         def _answer(self, status: int) -> None:
             try:

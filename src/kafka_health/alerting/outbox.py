@@ -4,7 +4,8 @@ One file per notification (``<seq>.json``), rewritten after each failed attempt,
 delivery; the delivered idempotency keys are appended to ``delivered.jsonl``. A crash loses
 nothing not yet delivered, and enqueuing a notification whose key is pending or delivered is a
 no-op, so a replayed batch or a restart never pages twice. Notifications of one group to one
-receiver go out in order: only the oldest is attempted.
+receiver go out in order: only the oldest is attempted. Each receiver's worker asks for its
+own due entries (``due(now, receiver)``); the store on disk stays one.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kafka_health.alerting.persist import StateWrites, read_json
+from kafka_health.alerting.persist import StateWrites, _fsync_dir, read_json
 from kafka_health.alerting.webhook import Notification
 
 
@@ -128,13 +129,20 @@ class Outbox:
         self.writes.attempt("outbox", self._delivered_path, lambda: self._compact(text))
 
     def _compact(self, text: str) -> None:
-        """Rewrite the delivered log with only the keys still kept."""
+        """Rewrite the delivered log with only the keys still kept: the new file's bytes are
+        on disk before it replaces the old, and the rename is on disk before it returns (a
+        crash leaves the old log or the new one, never an empty one: the keys of delivered
+        pages are what keeps them from being sent again)."""
         tmp = self._delivered_path.with_suffix(".tmp")
         try:
-            tmp.write_text(text, encoding="utf-8")
+            with tmp.open("w", encoding="utf-8") as f:
+                f.write(text)
+                f.flush()
+                os.fsync(f.fileno())
             os.replace(tmp, self._delivered_path)
         finally:
             tmp.unlink(missing_ok=True)
+        _fsync_dir(self.dir)
 
     def enqueue(
         self,
@@ -159,17 +167,25 @@ class Outbox:
             self._entries[entry.seq] = entry
             return True
 
-    def due(self, now: float) -> list[OutboxEntry]:
-        """The oldest entry of each (receiver, group) whose next attempt is due."""
+    def due(self, now: float, receiver: str | None = None) -> list[OutboxEntry]:
+        """The oldest entry of each (receiver, group) whose next attempt is due (of
+        ``receiver`` only, when given)."""
         with self._lock:
-            heads: dict[tuple[str, str], OutboxEntry] = {}
-            for seq in sorted(self._entries):
-                heads.setdefault(self._entries[seq].slot, self._entries[seq])
-            return [e for e in heads.values() if e.next_attempt_at <= now]
+            return [e for e in self._heads(receiver) if e.next_attempt_at <= now]
 
-    def next_attempt_at(self) -> float | None:
+    def next_attempt_at(self, receiver: str | None = None) -> float | None:
+        """When the next attempt is due (of ``receiver`` only, when given): the heads' times
+        only, as only they are attempted (a later entry's past time is no reason to wake)."""
         with self._lock:
-            return min((e.next_attempt_at for e in self._entries.values()), default=None)
+            return min((e.next_attempt_at for e in self._heads(receiver)), default=None)
+
+    def _heads(self, receiver: str | None) -> list[OutboxEntry]:
+        heads: dict[tuple[str, str], OutboxEntry] = {}
+        for seq in sorted(self._entries):
+            entry = self._entries[seq]
+            if receiver is None or entry.notification.receiver == receiver:
+                heads.setdefault(entry.slot, entry)
+        return list(heads.values())
 
     def delivered(self, entry: OutboxEntry, now: float) -> None:
         with self._lock:

@@ -5,6 +5,12 @@ A notification leaves the outbox only when the receiver accepted it (2xx) or it 
 refused (a 4xx answer other than 408 and 429, or a 3xx) or still undelivered after the
 receiver's ``give_up_after_s``. A dropped one is counted by reason and handed to ``on_drop``,
 which owes its group again (:meth:`~kafka_health.alerting.service.AlertService`).
+
+Each receiver is delivered to by a worker of its own (:mod:`~.delivery`), which asks for that
+receiver's entries only: an attempt that hangs or fails holds back no other receiver. An
+exception from the transport fails that entry's attempt alone (counted, retried); after any
+failure the entry's next attempt is later than the attempt's end, so no loop spins. A log line
+names the receiver and its ``scheme://host[:port]``, never the URL's user info, path or query.
 """
 
 from __future__ import annotations
@@ -17,14 +23,24 @@ from dataclasses import dataclass
 from prometheus_client import CollectorRegistry, Counter
 
 from kafka_health.alerting.outbox import Outbox, OutboxEntry
-from kafka_health.alerting.webhook import FAILURE_REASONS, Transport, backoff_s
+from kafka_health.alerting.webhook import (
+    FAILURE_REASONS,
+    DeliveryResult,
+    Transport,
+    backoff_s,
+    failed_attempt,
+)
 from kafka_health.config import ReceiverConfig
+from kafka_health.configuration.redact import safe_url
+from kafka_health.configuration.secrets import resolve_value
 
 log = logging.getLogger(__name__)
 
 DROP_REASONS = ("rejected", "gave_up")
 """Why a notification was dropped: the receiver refused it (a 4xx answer other than 408 and
 429), or it was still undelivered after the receiver's ``give_up_after_s``."""
+MIN_RETRY_S = 0.1
+"""The least wait before an entry's next attempt (a backoff's jitter can reach 0)."""
 
 
 @dataclass(frozen=True)
@@ -49,6 +65,7 @@ class RetryStage:
         rand: Callable[[], float] = random.random,
     ) -> None:
         self.receivers = {r.name: r for r in receivers}
+        self._origins: dict[str, str] = {}
         self.transport = transport
         self.clock = clock
         self.rand = rand
@@ -78,37 +95,72 @@ class RetryStage:
             for reason in DROP_REASONS:
                 self.dropped_total.labels(name, reason)
 
-    def deliver(self, outbox: Outbox, now: float, on_drop: Callable[[Dropped], None]) -> int:
-        """Attempt every due outbox entry once; return how many were delivered."""
+    def deliver(
+        self,
+        outbox: Outbox,
+        now: float,
+        on_drop: Callable[[Dropped], None],
+        receiver: str | None = None,
+    ) -> int:
+        """Attempt every due outbox entry (of ``receiver`` only, when given) once; return how
+        many were delivered."""
         delivered = 0
-        for entry in outbox.due(now):
+        for entry in outbox.due(now, receiver):
             n = entry.notification
-            receiver = self.receivers.get(n.receiver)
-            if receiver is None:
-                log.warning("dropping a notification for unknown receiver %s", n.receiver)
-                outbox.drop(entry)
+            config = self.receivers.get(n.receiver)
+            if config is None:
+                self._forget(entry, outbox)
                 continue
-            if now - entry.created_at > receiver.give_up_after_s:
+            if now - entry.created_at > config.give_up_after_s:
                 self.failed_total.labels(n.receiver, "gave_up").inc()
                 self._drop(Dropped(entry, "gave_up", entry.last_error, False), outbox, on_drop)
                 continue
-            result = self.transport.send(receiver, n)
+            result = self._attempt(config, entry)
             if result.ok:
                 outbox.delivered(entry, self.clock())
                 self.delivered_total.labels(n.receiver).inc()
                 delivered += 1
                 continue
-            self.failed_total.labels(n.receiver, result.reason or "connection").inc()
+            reason = result.reason if result.reason in FAILURE_REASONS else "connection"
+            self.failed_total.labels(n.receiver, reason).inc()
             if result.retryable:
-                wait = backoff_s(entry.attempts + 1, receiver, result.retry_after_s, self.rand)
-                outbox.failed(entry, now + wait, result.error)
+                wait = backoff_s(entry.attempts + 1, config, result.retry_after_s, self.rand)
+                wait = max(wait, MIN_RETRY_S)
+                outbox.failed(entry, max(now, self.clock()) + wait, result.error)
                 log.warning(
-                    "notification to %s failed (%s), retry in %.1f s", n.receiver, result.error,
-                    wait,
+                    "notification to %s (%s) failed (%s: %s), retry in %.1f s", n.receiver,
+                    self.origin(config), reason, result.error, wait,
                 )  # fmt: skip
             else:
                 self._drop(Dropped(entry, "rejected", result.error, True), outbox, on_drop)
         return delivered
+
+    def _attempt(self, receiver: ReceiverConfig, entry: OutboxEntry) -> DeliveryResult:
+        try:
+            return self.transport.send(receiver, entry.notification)
+        except Exception as exc:  # a transport should not raise; if one does, this entry fails
+            return failed_attempt(exc)
+
+    def origin(self, receiver: ReceiverConfig) -> str:
+        """``scheme://host[:port]`` of the receiver's URL, for logs (never its user info, path
+        or query; nothing of a URL whose secret cannot be read)."""
+        if receiver.name not in self._origins:
+            try:
+                self._origins[receiver.name] = safe_url(resolve_value(receiver.url))
+            except Exception:  # an unreadable secret: said by the attempt's error
+                return "URL unavailable"
+        return self._origins[receiver.name]
+
+    def drop_unknown(self, outbox: Outbox) -> None:
+        """Drop the pending notifications of receivers no longer configured (no worker would
+        ever take them)."""
+        for entry in outbox.pending():
+            if entry.notification.receiver not in self.receivers:
+                self._forget(entry, outbox)
+
+    def _forget(self, entry: OutboxEntry, outbox: Outbox) -> None:
+        log.warning("dropping a notification for unknown receiver %s", entry.notification.receiver)
+        outbox.drop(entry)
 
     def _drop(self, dropped: Dropped, outbox: Outbox, on_drop: Callable[[Dropped], None]) -> None:
         n = dropped.entry.notification

@@ -2,8 +2,9 @@
 
 Lifecycle as Burrow's modules: the constructor validates and connects to nothing; ``start()``
 loads the state directory, starts /metrics, the evaluation thread (its own tick, so
-``ClusterUnreachable`` and ``MonitorStalled`` fire when no batch runs) and the delivery thread;
-``stop()`` stops them in reverse. ``submit()`` (from ``foreachBatch``) only queues signals: no
+``ClusterUnreachable`` and ``MonitorStalled`` fire when no batch runs) and a delivery thread per
+receiver (:mod:`~.delivery`: one receiver's failures hold back no other's pages); ``stop()``
+stops them in reverse. ``submit()`` (from ``foreachBatch``) only queues signals: no
 evaluation, disk or network work ever holds up a batch. Tests drive ``open()``, ``step(now)``
 and ``deliver(now)`` with an injected clock instead of the threads.
 
@@ -16,7 +17,7 @@ The pipeline, stage by stage in Alertmanager's order, each a module of its own:
 - the :mod:`~.outbox` on disk, then :mod:`~.retry` delivers with backoff, counts, and hands a
   dropped notification back here (its group is owed it again).
 
-This class only wires them, holds the state directory and runs the two threads.
+This class only wires them, holds the state directory and runs the threads.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from pathlib import Path
 from prometheus_client import CollectorRegistry
 
 from kafka_health.alerting.dedup import group_news
+from kafka_health.alerting.delivery import DeliveryWorkers
 from kafka_health.alerting.engine import Alert, Engine
 from kafka_health.alerting.exporter import ExportedAlert, Exporter, HealthCollector, Snapshot
 from kafka_health.alerting.group import GroupTimers, group_key
@@ -129,6 +131,7 @@ class AlertService:
                 + list(JOB_LIVENESS_SIGNALS)
             ),
             history_s={c.signal: c.range_s for c in conditions if c.range_s > 0},
+            max_series=config.exporter.max_series_per_signal,
         )
         self.maintenance = Maintenance(config.maintenance_window_s, config.maintenance_wait_s)
         self.silences = SilenceStore(
@@ -170,7 +173,10 @@ class AlertService:
         self._state_lock = threading.RLock()
         self._stopping = threading.Event()
         self._wake = threading.Event()
-        self._deliver_wake = threading.Event()
+        self.workers = DeliveryWorkers(
+            [r.name for r in config.receivers], self._deliver_to, self._next_attempt_at, clock,
+            config.tick_s,
+        )  # fmt: skip
         self._threads: list[threading.Thread] = []
         self._last_push = 0.0
         self._saved_at = 0.0
@@ -212,6 +218,7 @@ class AlertService:
         self.maintenance.until = {str(k): float(v) for k, v in state.get("maintenance", {}).items()}
         self.nflog = NotifyLog(self.state_dir / "nflog.json", self.writes)
         self.outbox = Outbox(self.state_dir / "outbox", DELIVERED_RETENTION_S, now, self.writes)
+        self.retry.drop_unknown(self.outbox)
         self._record_unrecorded()
         told = [e.firing for e in self.nflog.entries.values()]
         self.engine.adopt({fp: a.starts_at for firing in told for fp, a in firing.items()})
@@ -240,15 +247,12 @@ class AlertService:
         self.open()
         self.exporter.start()
         try:
-            for name, target in (
-                ("delivery", self._delivery_loop),
-                ("evaluation", self._tick_loop),
-            ):
-                thread = threading.Thread(
-                    target=target, name=f"kafka-health-alert-{name}", daemon=True
-                )
-                thread.start()
-                self._threads.append(thread)
+            self.workers.start()
+            thread = threading.Thread(
+                target=self._tick_loop, name="kafka-health-alert-evaluation", daemon=True
+            )
+            thread.start()
+            self._threads.append(thread)
         except BaseException:
             self.stop()
             raise
@@ -257,10 +261,10 @@ class AlertService:
         """Stop evaluation, then delivery, then /metrics; the state is already on disk."""
         self._stopping.set()
         self._wake.set()
-        self._deliver_wake.set()
         for thread in reversed(self._threads):
             thread.join(timeout_s)
         self._threads.clear()
+        self.workers.stop(timeout_s)
         self.exporter.stop()
 
     # ----------------------------------------------------------------------------------------
@@ -336,7 +340,7 @@ class AlertService:
                 self._save(now)
             self.heartbeat = now
         if sent:
-            self._deliver_wake.set()
+            self.workers.wake({n.receiver for n in sent})
         return sent
 
     def _state_writes(self, now: float) -> list[Signal]:
@@ -439,10 +443,19 @@ class AlertService:
     # Delivery
 
     def deliver(self, now: float | None = None) -> int:
-        """Attempt every due outbox entry once (the retry stage); return how many were
-        delivered."""
+        """Attempt every due outbox entry once, every receiver in turn (the retry stage; the
+        tests' and the replay's synchronous delivery); return how many were delivered."""
         assert self.outbox is not None, "open() first"
         return self.retry.deliver(self.outbox, self.clock() if now is None else now, self._owed)
+
+    def _deliver_to(self, receiver: str) -> int:
+        """A receiver's worker: attempt its due entries once."""
+        assert self.outbox is not None, "open() first"
+        return self.retry.deliver(self.outbox, self.clock(), self._owed, receiver)
+
+    def _next_attempt_at(self, receiver: str) -> float | None:
+        assert self.outbox is not None, "open() first"
+        return self.outbox.next_attempt_at(receiver)
 
     def _owed(self, dropped: Dropped) -> None:
         """A notification the receiver never accepted: its group is owed it again. Its
@@ -487,18 +500,6 @@ class AlertService:
             return self.config.tick_s
         return min(self.config.tick_s, max(due - self.clock(), 0.01))
 
-    def _delivery_loop(self) -> None:
-        assert self.outbox is not None
-        while not self._stopping.is_set():
-            try:
-                self.deliver()
-            except Exception:
-                log.exception("notification delivery failed")
-            next_at = self.outbox.next_attempt_at()
-            wait = self.config.tick_s if next_at is None else next_at - self.clock()
-            self._deliver_wake.wait(min(max(wait, 0.01), self.config.tick_s))
-            self._deliver_wake.clear()
-
     def snapshot(self) -> Snapshot:
         """What /metrics shows now."""
         with self._state_lock:
@@ -513,4 +514,6 @@ class AlertService:
                 alert_label_names=self.alert_label_names,
                 heartbeat=self.heartbeat,
                 outbox_pending=len(self.outbox.pending()) if self.outbox is not None else 0,
+                series_dropped=self.store.dropped(),
+                alerts_dropped=self.engine.dropped(),
             )

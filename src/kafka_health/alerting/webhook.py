@@ -18,24 +18,33 @@ from __future__ import annotations
 import email.utils
 import hashlib
 import hmac
+import http.client
 import json
+import logging
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
+from kafka_health.alerting.http_exchange import InvalidRequest, post
 from kafka_health.config import ReceiverConfig
+from kafka_health.configuration.redact import safe_url
+from kafka_health.configuration.secrets import resolve_value
+from kafka_health.errors import ConfigError
+
+log = logging.getLogger(__name__)
 
 ZERO_TIME = "0001-01-01T00:00:00Z"
 USER_AGENT = "kafka-health-alerting/0.1"
 FAILURE_REASONS = (
-    "timeout", "connection", "server_error", "rate_limited", "client_error", "gave_up",
+    "timeout", "connection", "server_error", "rate_limited", "client_error", "invalid_request",
+    "gave_up",
 )  # fmt: skip
-MAX_RESPONSE_BYTES = 65_536
-"""The most of a receiver's answer read (it is not used; a huge one must not cost memory)."""
+"""Why an attempt failed: no complete answer within ``timeout_s``; the connection failed or
+the answer was malformed; 5xx or 408; 429; another 4xx or a 3xx; the request could not be
+made (the URL or a secret unreadable or invalid, a header value with a line break); given up
+after ``give_up_after_s``."""
 SEVERITY_COLOR = {"critical": "#d00000", "warning": "#e8a317", "info": "#439fe0"}
 
 
@@ -194,14 +203,22 @@ def pagerduty_payload(
     return event
 
 
+def slack_escape(text: str) -> str:
+    """``&``, ``<`` and ``>`` as Slack's formatting rules ask (``&amp;`` first): a value can then
+    neither mention (``<!channel>``) nor link (``<https://...|click>``), only be shown."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
 def slack_payload(n: Notification, receiver: ReceiverConfig) -> dict[str, Any]:
-    """Slack incoming webhook: a text line plus one attachment per alert."""
+    """Slack incoming webhook: a text line plus one attachment per alert; every value from
+    labels, annotations or the group escaped (:func:`slack_escape`)."""
+    esc = slack_escape
     alerts, truncated = _limited(n, receiver.max_alerts)
     attachments = []
     for a in alerts:
         color = SEVERITY_COLOR.get(a.labels.get("severity", ""), "#439fe0")
         fields = [
-            {"title": k, "value": v, "short": True}
+            {"title": esc(k), "value": esc(v), "short": True}
             for k, v in a.labels.items()
             if k not in ("alertname", "severity")
         ]
@@ -212,17 +229,19 @@ def slack_payload(n: Notification, receiver: ReceiverConfig) -> dict[str, Any]:
             text_parts.append("Runbook: " + a.annotations["runbook"])
         attachments.append(
             {
-                "fallback": a.annotations.get("summary", a.labels.get("alertname", "")),
+                "fallback": esc(a.annotations.get("summary", a.labels.get("alertname", ""))),
                 "color": "#2eb886" if a.status == "resolved" else color,
-                "title": f"[{a.status}] {a.labels.get('alertname', '')}: "
-                f"{a.annotations.get('summary', '')}",
-                "text": "\n".join(p for p in text_parts if p),
+                "title": esc(
+                    f"[{a.status}] {a.labels.get('alertname', '')}: "
+                    f"{a.annotations.get('summary', '')}"
+                ),
+                "text": esc("\n".join(p for p in text_parts if p)),
                 "fields": fields,
                 "ts": int(a.starts_at),
             }
         )
     update = " update:" if n.reason == "cause" else ""
-    text = f"[incident {incident_id(n)}]{update} " + title(n)
+    text = f"[incident {incident_id(n)}]{update} " + esc(title(n))
     text += f" (+{truncated} more)" if truncated else ""
     return {"text": text, "attachments": attachments}
 
@@ -295,81 +314,90 @@ def backoff_s(
     return max(0.0, delay)
 
 
-class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    """A webhook is an exit, not an entrance: a redirect is not followed (urllib would turn
-    the POST into a GET without its body, to any host, and count that as delivered); the 3xx
-    answer is a refusal, counted and the page sent again (``classify``)."""
-
-    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
-        return None
-
-
-_OPENER = urllib.request.build_opener(_NoRedirect)
-
-
 class Transport(Protocol):
     """Sends one notification to one receiver (the real one is HTTP; tests may fake it)."""
 
     def send(self, receiver: ReceiverConfig, notification: Notification) -> DeliveryResult: ...
 
 
+@dataclass(frozen=True)
+class Prepared:
+    """A request ready to send: the URL (possibly a secret: never logged), body, headers."""
+
+    url: str
+    body: bytes
+    headers: dict[str, str]
+
+
+def failed_attempt(exc: Exception) -> DeliveryResult:
+    """A retryable failure for an exception raised while preparing or sending a request. The
+    error names what happened, never the URL or a header value (messages of ``ValueError``
+    and ``InvalidURL`` quote them): it is logged and stored in the outbox."""
+    if isinstance(exc, InvalidRequest | ConfigError):
+        return DeliveryResult(False, True, "invalid_request", error=str(exc))
+    if isinstance(exc, TimeoutError):
+        return DeliveryResult(False, True, "timeout", error="timed out")
+    if isinstance(exc, OSError):
+        what = exc.strerror or type(exc).__name__
+        return DeliveryResult(False, True, "connection", error=f"{type(exc).__name__}: {what}")
+    if isinstance(exc, http.client.HTTPException) and not isinstance(exc, http.client.InvalidURL):
+        return DeliveryResult(False, True, "connection", error=f"bad answer ({type(exc).__name__})")
+    return DeliveryResult(False, True, "invalid_request", error=type(exc).__name__)
+
+
 @dataclass
 class HttpTransport:
-    """POSTs with urllib; secrets are resolved once per receiver and kept in memory."""
+    """POSTs within one deadline per request (:mod:`.http_exchange`); the URL and secrets are
+    resolved once per receiver and kept in memory. Never raises: every exception is a
+    failed attempt (:func:`failed_attempt`). No redirect is followed: a webhook is an exit,
+    not an entrance, and a 3xx is a refusal, counted and the page sent again (``classify``)."""
 
     clock: Callable[[], float] = time.time
-    _secrets: dict[tuple[str, str], str] = field(default_factory=dict)
+    _values: dict[tuple[str, str], str] = field(default_factory=dict)
 
-    def _secret(self, receiver: ReceiverConfig, name: str) -> str:
-        secret = getattr(receiver, name)
-        if secret is None:
-            return ""
+    def _value(self, receiver: ReceiverConfig, name: str) -> str:
         key = (receiver.name, name)
-        if key not in self._secrets:
-            self._secrets[key] = secret.resolve()
-        return self._secrets[key]
+        if key not in self._values:
+            self._values[key] = resolve_value(getattr(receiver, name))
+        return self._values[key]
 
     def check(self, receivers: list[ReceiverConfig]) -> None:
-        """Resolve every secret now, so a missing one fails at start (``ConfigError``)."""
+        """Resolve every URL and secret now, so a missing one fails at start (``ConfigError``);
+        warn once per receiver whose credentials would cross the network in clear text."""
         for receiver in receivers:
-            for name in ("bearer_token", "hmac_secret", "routing_key"):
-                self._secret(receiver, name)
+            for name in ("url", "bearer_token", "hmac_secret", "routing_key"):
+                self._value(receiver, name)
+            url = self._value(receiver, "url")
+            exposed = [n for n in ("bearer_token", "routing_key") if getattr(receiver, n)]
+            if exposed and url[:7].lower() == "http://":
+                log.warning(
+                    "receiver %s sends its %s over plain http:// to %s: anyone on the path can "
+                    "read it; use https://", receiver.name, " and ".join(exposed),
+                    safe_url(url),
+                )  # fmt: skip
 
-    def request(self, receiver: ReceiverConfig, n: Notification) -> urllib.request.Request:
-        body = render(n, receiver, self._secret(receiver, "routing_key"))
+    def prepare(self, receiver: ReceiverConfig, n: Notification) -> Prepared:
+        body = render(n, receiver, self._value(receiver, "routing_key"))
         headers = {
             "Content-Type": "application/json",
             "User-Agent": USER_AGENT,
             "Idempotency-Key": n.idempotency_key,
             "X-Kafka-Health-Reason": n.reason,
         }
-        token = self._secret(receiver, "bearer_token")
+        token = self._value(receiver, "bearer_token")
         if token:
             headers["Authorization"] = f"Bearer {token}"
-        key = self._secret(receiver, "hmac_secret")
+        key = self._value(receiver, "hmac_secret")
         if key:
             stamp = str(int(self.clock()))
             headers["X-Kafka-Health-Timestamp"] = stamp
             headers["X-Kafka-Health-Signature"] = signature(key, stamp, body)
-        return urllib.request.Request(receiver.url, body, headers, method="POST")
+        return Prepared(self._value(receiver, "url"), body, headers)
 
     def send(self, receiver: ReceiverConfig, notification: Notification) -> DeliveryResult:
         try:
-            req = self.request(receiver, notification)
-        except Exception as exc:  # an unreadable secret: kept, in case it is fixed
-            return DeliveryResult(False, True, "client_error", error=str(exc))
-        try:
-            with _OPENER.open(req, timeout=receiver.timeout_s) as resp:
-                resp.read(MAX_RESPONSE_BYTES)  # the answer's body is not used: read bounded
-                return classify(resp.status, resp.headers.get("Retry-After"), self.clock())
-        except urllib.error.HTTPError as exc:
-            with exc:
-                return classify(exc.code, exc.headers.get("Retry-After"), self.clock())
-        except TimeoutError as exc:
-            return DeliveryResult(False, True, "timeout", error=str(exc) or "timed out")
-        except urllib.error.URLError as exc:
-            if isinstance(exc.reason, TimeoutError):
-                return DeliveryResult(False, True, "timeout", error=str(exc.reason))
-            return DeliveryResult(False, True, "connection", error=str(exc.reason))
-        except OSError as exc:
-            return DeliveryResult(False, True, "connection", error=str(exc))
+            req = self.prepare(receiver, notification)
+            answer = post(req.url, req.body, req.headers, receiver.timeout_s)
+        except Exception as exc:  # any of them fails this attempt alone, retried
+            return failed_attempt(exc)
+        return classify(answer.status, answer.retry_after, self.clock())

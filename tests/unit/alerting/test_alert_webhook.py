@@ -86,6 +86,45 @@ def test_slack_payload() -> None:
     assert "ZooKeeper session of broker 3 expired" in firing["text"]
 
 
+MENTION, LINK = "<!channel>", "<https://example.com|click>"
+
+
+def _strings(value: object) -> list[str]:
+    if isinstance(value, dict):
+        return [s for k, v in value.items() for s in (*_strings(k), *_strings(v))]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return [value] if isinstance(value, str) else []
+
+
+def test_slack_payload_escapes_every_value() -> None:
+    """Labels, annotations and group labels holding Slack markup: shown, never acted on (no
+    mention of the channel, no link), per Slack's escaping of &, < and >."""
+    hostile = f"{MENTION} {LINK} & co"
+    alert = dataclasses.replace(
+        GC,
+        labels={**GC.labels, "broker_id": hostile, f"x{MENTION}": hostile},
+        annotations={k: hostile for k in
+                     ("summary", "description", "candidates", "cause", "explains", "runbook")},
+    )  # fmt: skip
+    note = dataclasses.replace(
+        NOTE, alerts=[alert, URP], group_labels={"broker_id": hostile}, cluster=hostile
+    )
+    body = json.loads(render(note, dataclasses.replace(RECEIVER, format="slack")))
+    strings = _strings(body)
+    assert strings and not [s for s in strings if "<" in s or ">" in s], "no markup left"
+    raw = json.dumps(body)
+    assert MENTION not in raw and "<https://" not in raw and "|click>" not in raw
+    shown = "&lt;!channel&gt; &lt;https://example.com|click&gt; &amp; co"
+    attachment = body["attachments"][0]
+    assert shown in body["text"] and attachment["fallback"] == shown
+    assert shown in attachment["title"] and attachment["text"].count(shown) == 5
+    assert {"title": "x&lt;!channel&gt;", "value": shown, "short": True} in attachment["fields"]
+    assert {"title": "broker_id", "value": shown, "short": True} in attachment["fields"]
+    unchanged = json.loads(render(note, RECEIVER))
+    assert unchanged["groupLabels"] == {"broker_id": hostile}, "other formats carry values as is"
+
+
 def test_updates_of_one_incident_carry_its_keys() -> None:
     """Slack's incoming webhooks cannot edit a message: an update is a new message with the
     same incident tag; PagerDuty's is a trigger with the same dedup_key; Alertmanager's the
@@ -119,13 +158,13 @@ def test_request_headers(monkeypatch: pytest.MonkeyPatch) -> None:
     receiver = dataclasses.replace(
         RECEIVER, bearer_token=Secret(env="KH_TOKEN"), hmac_secret=Secret(env="KH_HMAC")
     )
-    req = HttpTransport(clock=lambda: T).request(receiver, NOTE)
-    headers = {k.lower(): v for k, v in req.header_items()}
+    req = HttpTransport(clock=lambda: T).prepare(receiver, NOTE)
+    headers = {k.lower(): v for k, v in req.headers.items()}
     assert headers["authorization"] == "Bearer t0ken"
     assert headers["idempotency-key"] == "key-1"
     assert headers["x-kafka-health-timestamp"] == str(int(T))
-    assert isinstance(req.data, bytes)
-    expected = hmac.new(b"s3cret", f"{int(T)}.".encode() + req.data, hashlib.sha256).hexdigest()
+    assert req.url == RECEIVER.url and req.body == render(NOTE, receiver)
+    expected = hmac.new(b"s3cret", f"{int(T)}.".encode() + req.body, hashlib.sha256).hexdigest()
     assert headers["x-kafka-health-signature"] == f"sha256={expected}"
 
 
@@ -184,4 +223,5 @@ def test_backoff(
 def test_unresolvable_secret_keeps_the_notification() -> None:
     receiver = dataclasses.replace(RECEIVER, bearer_token=Secret(env="KH_SURELY_UNSET_VAR"))
     result = HttpTransport().send(receiver, NOTE)
-    assert result == DeliveryResult(False, True, "client_error", error=result.error)
+    assert result == DeliveryResult(False, True, "invalid_request", error=result.error)
+    assert "KH_SURELY_UNSET_VAR" in result.error, "names where the secret should come from"
