@@ -6,8 +6,15 @@ second held a request (and every page behind it) forever. Here every socket oper
 only the time left (:class:`Deadline`) and the TLS handshake runs non-blocking against it.
 Name resolution is the one step no socket timeout bounds (``getaddrinfo`` blocks in the C
 library); it holds only its own receiver's worker. No redirect is followed (a 3xx is the
-answer) and no proxy is used. The URL and the header values are checked before anything is
-sent; :class:`InvalidRequest` says why without quoting them (they may hold secrets).
+answer). The URL and the header values are checked before anything is sent;
+:class:`InvalidRequest` says why without quoting them (they may hold secrets).
+
+The proxy environment variables are honoured as urllib honoured them (:mod:`.http_proxy`):
+an https receiver is reached through a ``CONNECT`` tunnel, TLS to the receiver inside it
+(its name sent and checked), an http one by the absolute-form request to the proxy; the
+proxy's steps are under the same deadline. A proxy that refuses (``CONNECT`` not answered
+2xx, or 407 to a plain request) fails the attempt as a connection failure, not as the
+receiver's answer: the request never reached it.
 """
 
 from __future__ import annotations
@@ -23,6 +30,8 @@ import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
+
+from kafka_health.alerting.http_proxy import Proxy, ProxyRefused, open_tunnel, proxy_for
 
 if TYPE_CHECKING:
     from _typeshed import WriteableBuffer
@@ -87,14 +96,27 @@ class Target:
         return Target(parts.hostname, port or default, scheme == "https", path)
 
     @property
-    def host_header(self) -> str:
+    def authority(self) -> str:
+        """``host:port``, the host in ASCII (IDNA), an IPv6 address in brackets."""
         try:
             host = self.host.encode("idna").decode("ascii")
         except UnicodeError:
             raise InvalidRequest("the URL's host is not a valid host name") from None
-        host = f"[{host}]" if ":" in host else host
-        default = 443 if self.tls else 80
-        return host if self.port == default else f"{host}:{self.port}"
+        return f"[{host}]:{self.port}" if ":" in host else f"{host}:{self.port}"
+
+    @property
+    def host_header(self) -> str:
+        if self.port != (443 if self.tls else 80):
+            return self.authority
+        return self.authority.rsplit(":", 1)[0]
+
+    @property
+    def proxy(self) -> Proxy | None:
+        """The proxy the environment names for this target, ``None`` when direct."""
+        try:
+            return proxy_for(self.tls, self.authority)
+        except ValueError as exc:  # its message quotes nothing
+            raise InvalidRequest(str(exc)) from None
 
 
 def check_headers(headers: Mapping[str, str]) -> None:
@@ -125,26 +147,47 @@ def post(url: str, body: bytes, headers: Mapping[str, str], timeout_s: float) ->
     target = Target.parse(url)
     sent = {**headers, "Host": target.host_header, "Connection": "close"}
     check_headers(sent)
-    sock = _connect(target, deadline)
+    proxy = target.proxy
+    forward = None if target.tls else proxy  # the absolute-form request to the proxy
+    if forward:
+        sent |= forward.headers
+    sock = _open(target, proxy, deadline)
     try:
         bounded = _Bounded(sock, deadline)
         conn = http.client.HTTPConnection(target.host, target.port)
         conn.sock = cast(socket.socket, bounded)  # sends through the deadline
-        conn.request("POST", target.path, body, sent)
+        path = f"http://{target.host_header}{target.path}" if forward else target.path
+        conn.request("POST", path, body, sent)
         answer = http.client.HTTPResponse(cast(socket.socket, bounded), method="POST")
         answer.begin()
         answer.read(MAX_ANSWER_BYTES)  # to its end, bounded; the body is not used
+        if forward and answer.status == 407:
+            raise ProxyRefused("the proxy refused the request (HTTP 407)")
         return Answer(answer.status, answer.getheader("Retry-After"))
     finally:
         sock.close()
 
 
-def _connect(target: Target, deadline: Deadline) -> socket.socket:
-    """A TCP connection to the first address that takes one in the time left, then TLS."""
+def _open(target: Target, proxy: Proxy | None, deadline: Deadline) -> socket.socket:
+    """The connection the request is sent on: to the receiver or its proxy, then (https)
+    through the proxy's tunnel and TLS to the receiver."""
+    if proxy is None:
+        sock = _connect(target.host, target.port, deadline)
+    else:
+        sock = _connect(proxy.host, proxy.port, deadline)
+        if target.tls:
+            try:
+                open_tunnel(sock, proxy, target.authority, deadline)
+            except BaseException:
+                sock.close()
+                raise
+    return _handshake(sock, target.host, deadline) if target.tls else sock
+
+
+def _connect(host: str, port: int, deadline: Deadline) -> socket.socket:
+    """A TCP connection to the first address that takes one in the time left."""
     errors: list[OSError] = []
-    for family, kind, proto, _, address in socket.getaddrinfo(
-        target.host, target.port, type=socket.SOCK_STREAM
-    ):
+    for family, kind, proto, _, address in socket.getaddrinfo(host, port, type=socket.SOCK_STREAM):
         sock = socket.socket(family, kind, proto)
         try:
             sock.settimeout(deadline.left())
@@ -155,7 +198,7 @@ def _connect(target: Target, deadline: Deadline) -> socket.socket:
                 raise
             errors.append(exc)
             continue
-        return _handshake(sock, target.host, deadline) if target.tls else sock
+        return sock
     raise errors[0] if errors else OSError("the host has no address")
 
 

@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from kafka_health.alerting.http_exchange import InvalidRequest, post
+from kafka_health.alerting.http_exchange import InvalidRequest, Target, post
 from kafka_health.config import ReceiverConfig
 from kafka_health.configuration.redact import safe_url
 from kafka_health.configuration.secrets import resolve_value
@@ -375,6 +375,19 @@ class HttpTransport:
                     "read it; use https://", receiver.name, " and ".join(exposed),
                     safe_url(url),
                 )  # fmt: skip
+            self._route(receiver.name, url)
+
+    @staticmethod
+    def _route(name: str, url: str) -> None:
+        """Log the proxy a receiver's pages go through (the environment's, as urllib took
+        it); warn now when that proxy cannot be used, every attempt would fail."""
+        try:
+            proxy = Target.parse(url).proxy
+        except InvalidRequest as exc:  # quotes neither the URL nor the proxy's
+            log.warning("receiver %s: %s; its notifications will fail", name, exc)
+            return
+        if proxy:
+            log.info("receiver %s is reached through the proxy %s", name, proxy.shown)
 
     def prepare(self, receiver: ReceiverConfig, n: Notification) -> Prepared:
         body = render(n, receiver, self._value(receiver, "routing_key"))
