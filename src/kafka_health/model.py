@@ -170,6 +170,9 @@ SIGNALS: dict[str, SignalSpec] = {
         _spec("state_write_failing", Unit.GAUGE, "store",
               "1 while the alert service cannot write this state file (alert_state, "
               "notification_log, outbox): a full or read-only disk; pages still go out"),
+        _spec("input_rejected_records", Unit.COUNT, "source reason",
+              "records of the monitor's input topics rejected (not folded in, counted in "
+              "kafka_health_rejected_records_total) in the last 5 minutes, by source and reason"),
         # 11. Staleness: a source that stopped is reported here, and its values are left out.
         _spec("signal_age_seconds", Unit.SECONDS, "source",
               "time since the newest observation the job has of a source (canary: its "

@@ -210,3 +210,57 @@ def test_unjoined_continuation_records_are_not_events(spark: Any) -> None:
         ("unrecognised", "continuation"),
         ("unrecognised", "continuation"),
     ]
+
+
+def test_broker_ids_are_kafkas_node_ids_and_kinds_the_shippers(spark: Any) -> None:
+    """A broker id from the key or the envelope is an int32 of at least 0 written as Kafka
+    writes it, else the record is rejected (bad_broker_id, a dead letter: no stream, no group
+    of its own); a kind the shipper does not know is the file's, else ``other``; a line's own
+    broker beyond int32 is none."""
+    line = "[2022-03-12 18:10:07,139] INFO [Partition t-1 broker=3] Shrinking ISR from 3,1 to 3 (kafka.cluster.Partition)"  # noqa: E501
+    huge = line.replace("broker=3", "broker=99999999999")
+
+    def env(broker: Any, kind: str | None = None, path: str | None = None) -> bytes:
+        doc: dict[str, Any] = {"message": line, "broker_id": broker}
+        if kind is not None:
+            doc["kind"] = kind
+        if path is not None:
+            doc["path"] = path
+        return json.dumps(doc).encode()
+
+    cases: list[tuple[bytes | None, bytes, str | None, str | None]] = [
+        (b"1", line.encode(), "1", None),
+        (b" 2147483647 ", line.encode(), "2147483647", None),
+        (b"2147483648", line.encode(), None, "bad_broker_id"),
+        (b"-1", line.encode(), None, None),  # record_key auto: not digits, a host name
+        (b"007", line.encode(), None, "bad_broker_id"),
+        (b"kafka-1", line.encode(), None, None),  # auto: a host name, not an id
+        (None, env(5), "5", None),
+        (None, env("1.0"), None, "bad_broker_id"),
+        (None, env("+4"), None, "bad_broker_id"),
+        (None, env("9" * 5000), None, "bad_broker_id"),
+        (None, env("<!channel>"), None, "bad_broker_id"),
+        (None, env(""), None, None),
+        (None, env(None), None, None),
+    ]
+    rows = decode_records(records(spark, [(k, v) for k, v, _, _ in cases])).collect()
+    got = {r["source_offset"]: (r["broker_id"], r["bad_reason"]) for r in rows}
+    assert got == {i: (want, bad) for i, (_, _, want, bad) in enumerate(cases)}
+    parsed = parse_entries(decode_records(records(spark, [(b"2147483648", line.encode())])))
+    row = parsed.first()
+    assert row is not None
+    assert (row["outcome"], row["reason"], row["type"]) == ("unrecognised", "bad_broker_id", None)
+    letters = dead_letters(parsed).collect()
+    assert [(r["reason"], r["source_value"]) for r in letters] == [("bad_broker_id", line.encode())]
+
+    kinds = [
+        (env(1, "Server"), "server"), (env(1, "gc"), "gc"), (env(1, "other"), "other"),
+        (env(1, "x" * 1000), "other"), (env(1, "weird", "/var/log/kafka/controller.log"),
+        "controller"), (env(1, None, "/var/log/kafka/state-change.log"), "state-change"),
+        (env(1), None),
+    ]  # fmt: skip
+    rows = decode_records(records(spark, [(None, v) for v, _ in kinds])).collect()
+    assert {r["source_offset"]: r["kind"] for r in rows} == {i: k for i, (_, k) in enumerate(kinds)}
+
+    events = parse_entries(decode_records(records(spark, [(None, huge.encode())]))).collect()
+    assert [(e["type"], e["broker_id"]) for e in events] == [("isr_shrink", None)]

@@ -4,6 +4,13 @@ The engine owns the lifecycle (Prometheus's ``for`` and ``keep_firing_for``) and
 muting, grouping and sending happen downstream. ``keep_firing_for`` is hysteresis on both
 sides: a firing alert stays firing through gaps shorter than it, and a pending alert keeps its
 start through such gaps, so a signal flapping on and off pages once and resolves once.
+
+Alerts are capped per rule (``max_alerts_per_rule``, :data:`MAX_ALERTS_PER_RULE`): while a
+rule holds that many active alerts, a label set it matches anew gets none, and each such
+match is counted (:meth:`Engine.dropped`, exported as
+``kafka_health_alerts_dropped_total{rule}``, once per evaluation that refuses it). The alerts
+already active go on; a place frees when one resolves. Series are capped before this, where
+they enter the store (:mod:`.store`).
 """
 
 from __future__ import annotations
@@ -30,6 +37,8 @@ from kafka_health.alerting.store import Series, SignalStore
 from kafka_health.model import SIGNAL_SOURCE, Signal
 
 MAX_DETAIL_ITEMS = 50
+MAX_ALERTS_PER_RULE = 1000
+"""Active alerts a rule may hold (a fault of 200 brokers' four log kinds is 800)."""
 log = logging.getLogger(__name__)
 
 
@@ -229,22 +238,48 @@ def _earlier_episodes(
 class Engine:
     """Evaluates enabled rules against a signal store; holds the alerts by fingerprint."""
 
-    def __init__(self, rules: AlertRulesConfig, resolved_retention_s: float = 86400.0) -> None:
+    def __init__(
+        self,
+        rules: AlertRulesConfig,
+        resolved_retention_s: float = 86400.0,
+        max_alerts_per_rule: int = MAX_ALERTS_PER_RULE,
+    ) -> None:
         self.rules = rules.enabled()
         self.resolved_retention_s = resolved_retention_s
+        self.max_alerts_per_rule = max_alerts_per_rule
         self.alerts: dict[str, Alert] = {}
         self._adopt: dict[str, float] = {}
+        self._dropped: dict[str, int] = {}
 
     def evaluate(self, store: SignalStore, now: float) -> list[Alert]:
         """Advance every alert to ``now``; return the alerts whose state changed."""
         changed: list[Alert] = []
         seen: set[str] = set()
+        active: dict[str, int] = {}
+        for alert in self.alerts.values():
+            if alert.active:
+                active[alert.rule] = active.get(alert.rule, 0) + 1
         for name, rule in self.rules.items():
+            refused = 0
             for match in self._matches(rule, store, now):
                 fp = fingerprint(name, match.identifying)
+                known = self.alerts.get(fp)
+                if known is None or not known.active:
+                    if active.get(name, 0) >= self.max_alerts_per_rule:
+                        refused += 1
+                        continue
+                    active[name] = active.get(name, 0) + 1
                 seen.add(fp)
                 if self._on_true(name, rule, fp, match, store, now):
                     changed.append(self.alerts[fp])
+            if refused:
+                if name not in self._dropped:
+                    log.warning(
+                        "rule %s holds %d alerts, its cap: %d more label sets match and get "
+                        "none (kafka_health_alerts_dropped_total)",
+                        name, self.max_alerts_per_rule, refused,
+                    )  # fmt: skip
+                self._dropped[name] = self._dropped.get(name, 0) + refused
         self._adopt = {}
         blind = stale_sources(store)
         for fp, alert in list(self.alerts.items()):
@@ -336,6 +371,10 @@ class Engine:
 
     def active(self) -> list[Alert]:
         return [a for a in self.alerts.values() if a.active]
+
+    def dropped(self) -> dict[str, int]:
+        """Matches refused by the per-rule cap so far, per rule (counted per evaluation)."""
+        return dict(self._dropped)
 
     def to_json(self) -> list[dict[str, Any]]:
         return [a.to_json() for a in self.alerts.values()]

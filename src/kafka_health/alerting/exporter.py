@@ -3,7 +3,10 @@
 A custom collector builds the families at scrape time from the alert service's snapshot, so
 the values are those the alerts were computed from. Cardinality is bounded: only the labels
 the catalogue declares, at most ``max_series_per_signal`` series per signal (the rest are
-counted in ``kafka_health_exporter_series_dropped``).
+counted in ``kafka_health_exporter_series_dropped``). The same cap already applies where the
+series enter the signal store: the series it refused are counted in
+``kafka_health_signal_series_dropped_total{signal}``, and the alerts the engine's per-rule cap
+refused in ``kafka_health_alerts_dropped_total{rule}``.
 """
 
 from __future__ import annotations
@@ -14,10 +17,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from prometheus_client import CollectorRegistry, pushadd_to_gateway
-from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
 from kafka_health.config import ExporterConfig
+from kafka_health.configuration.redact import safe_url
+from kafka_health.configuration.secrets import resolve_value
+from kafka_health.errors import ConfigError
 from kafka_health.metrics_endpoint import MetricsEndpointsConfig, serve_metrics
 from kafka_health.model import SIGNALS, Signal
 
@@ -41,6 +47,10 @@ class Snapshot:
     alert_label_names: tuple[str, ...] = ()
     heartbeat: float = 0.0
     outbox_pending: int = 0
+    series_dropped: dict[str, int] = field(default_factory=dict)
+    """New series the signal store refused (its cap), per signal name."""
+    alerts_dropped: dict[str, int] = field(default_factory=dict)
+    """Matches the engine's per-rule cap left without an alert, per rule."""
 
 
 class HealthCollector(Collector):
@@ -77,6 +87,17 @@ class HealthCollector(Collector):
             "signal series left out of this scrape by max_series_per_signal",
             value=dropped,
         )
+        yield _counter(
+            "signal_series_dropped",
+            "new signal series the alert service's store refused (max_series_per_signal)",
+            "signal", snap.series_dropped,
+        )  # fmt: skip
+        yield _counter(
+            "alerts_dropped",
+            "label sets a rule matched that got no alert: the rule held its cap of alerts "
+            "(counted at each evaluation)",
+            "rule", snap.alerts_dropped,
+        )  # fmt: skip
         names = list(ALERT_LABELS) + [n for n in snap.alert_label_names if n not in ALERT_LABELS]
         active = GaugeMetricFamily(
             PREFIX + "alert_active",
@@ -97,6 +118,13 @@ class HealthCollector(Collector):
             "notifications written to the outbox and not yet delivered",
             value=snap.outbox_pending,
         )
+
+
+def _counter(name: str, doc: str, label: str, counts: dict[str, int]) -> CounterMetricFamily:
+    family = CounterMetricFamily(PREFIX + name, doc, labels=[label])
+    for value, n in sorted(counts.items()):
+        family.add_metric([value], float(n))
+    return family
 
 
 class Exporter:
@@ -128,16 +156,29 @@ class Exporter:
             self._server = None
 
     def push(self, grouping_key: dict[str, str]) -> None:
-        """Push the registry to the Pushgateway, if one is configured; failures are logged."""
-        if not self.config.pushgateway_url:
+        """Push the registry to the Pushgateway, if one is configured; failures are logged
+        with the URL's ``scheme://host[:port]`` only (never raised: the pages go on)."""
+        try:
+            url = resolve_value(self.config.pushgateway_url)
+        except ConfigError as exc:  # names the key, never the value
+            log.warning("push skipped: %s", exc)
+            return
+        if not url:
             return
         try:
             pushadd_to_gateway(
-                self.config.pushgateway_url,
+                url,
                 job=self.config.push_job,
                 registry=self.registry,
                 grouping_key=grouping_key,
                 timeout=5,
             )
-        except OSError as exc:
-            log.warning("push to %s failed: %s", self.config.pushgateway_url, exc)
+        except Exception as exc:  # http.client.InvalidURL quotes the URL: not shown
+            log.warning("push to %s failed: %s", safe_url(url), _describe(exc))
+
+
+def _describe(exc: Exception) -> str:
+    """An error's class, and its text when it cannot hold the URL (socket and HTTP errors)."""
+    if isinstance(exc, OSError):
+        return f"{type(exc).__name__}: {exc}"
+    return type(exc).__name__

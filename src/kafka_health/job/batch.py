@@ -35,7 +35,7 @@ from kafka_health.detectors.inputs import (
 from kafka_health.detectors.isr import ISR_EVENTS
 from kafka_health.detectors.logwindow import WINDOWED_TYPES
 from kafka_health.detectors.session_timeouts import SESSION_TIMEOUT_EVENT
-from kafka_health.job.own_records import SCHEMAS, check, check_event
+from kafka_health.job.own_records import SCHEMAS, check, check_event, check_probe
 from kafka_health.job.schemas import PROBE_DDL, PROBE_SCHEMA_ID
 from kafka_health.parsing.envelope import VALUE_KEPT_MIN_BYTES
 
@@ -86,12 +86,19 @@ class ParseCount:
     dead_letters: int
 
 
+LOG_REJECTIONS = ("bad_broker_id",)
+"""Reasons (``bad_reason``, :mod:`kafka_health.parsing.envelope`) for which the plan rejects
+a broker-log record: counted from its group's entries as rejected records too, and
+dead-lettered by the parse's own dead letters (they are bad input)."""
+
+
 @dataclass(frozen=True)
 class Rejected:
     """A canary outcome or cluster-state record the detectors cannot trust
     (:mod:`kafka_health.job.own_records`), with its source coordinates and value."""
 
-    tag: str  # "outcome" (canary results), "cluster" (cluster state), "event" (broker logs)
+    tag: str  # "outcome" (canary results), "cluster" (cluster state), "event" (broker logs),
+    # "probe" (the canary topic's, counted only: that topic is the monitored cluster's)
     reason: str
     partition: int | None
     offset: int | None
@@ -118,6 +125,9 @@ class Decoded:
     batch: Batch = field(default_factory=Batch)
     counts: list[ParseCount] = field(default_factory=list)
     rejected: list[Rejected] = field(default_factory=list)
+    log_rejected: dict[str, int] = field(default_factory=dict)
+    """Broker-log records the plan rejected (:data:`LOG_REJECTIONS`), by reason: counted in
+    Spark, dead-lettered there with the parse's dead letters."""
 
     @property
     def invalid(self) -> int:
@@ -321,6 +331,8 @@ def decode_rows(rows: Iterable[Any], now_ms: int | None = None) -> Decoded:
             copies = int(entries or 0)
             if broker is not None and log_kind is not None:
                 streams[(broker, log_kind)] = streams.get((broker, log_kind), 0) + copies
+            if tag is None and outcome == "unrecognised" and reason in LOG_REJECTIONS:
+                out.log_rejected[reason] = out.log_rejected.get(reason, 0) + copies
             total = counts.setdefault((outcome, reason, type_), [0, 0, 0])
             total[0] += copies
             total[1] += int(lines or 0)
@@ -364,7 +376,11 @@ def _take(
         except orjson.JSONDecodeError:  # Spark wrote it; a batch must not fail on one anyway
             out.rejected.append(Rejected(tag, "not_json", partition, offset, payload))
             return
-        why = check_event(record, now_ms) if tag == "event" else ""
+        why = (
+            check_event(record, now_ms) if tag == "event"
+            else check_probe(record) if tag == "probe"
+            else ""
+        )  # fmt: skip
         if why:
             out.rejected.append(Rejected(tag, why, partition, offset, payload))
             return

@@ -13,29 +13,83 @@ never a failed batch:
   it would move the canary's windows into the future and blank every current value),
   ``ancient_timestamp`` (older than :data:`MAX_RECORD_AGE_MS`, Kafka's default retention);
   both only when the job runs on the wall clock (``now_ms`` given), not in a backfill;
-- ``negative_latency`` (a latency below zero, or done before sent: a clock stepped back).
+- ``negative_latency`` (a latency below zero, or done before sent: a clock stepped back);
+- values that become labels or detector state, checked at the door so that a flood of random
+  ones makes no series, alert or state of its own: ``bad_broker_id`` (a broker id, leader,
+  replica or ISR member that is not Kafka's int32 node id, 0 to 2147483647; a snapshot's
+  leader may be -1, none), ``bad_partition`` (a partition outside 0 to 2147483647),
+  ``bad_acks`` (``acks`` other than ``0``, ``1``, ``all``), ``bad_topic`` (a topic name
+  Kafka would refuse: ``[a-zA-Z0-9._-]{1,249}``, not ``.`` or ``..``), ``too_long`` (a
+  ``canary_id`` over :data:`TEXT_MAX_CHARS`).
 
-Events parsed from broker logs are Spark's output, typed by the parser; only their time is
-checked (:func:`check_event`): a future one is rejected as ``future_timestamp``.
+A canary outcome's error class is kept only if it is one of :data:`ERROR_CLASSES` (the
+canary's own classes, :func:`kafka_health.canary.failures.classify` of every Kafka error,
+with the ``Error`` and ``Exception`` suffixes other clients write); any other becomes
+``other`` (a label value: ``canary_send_failures{error_class}``). It is not a rejection:
+the outcome is still a failed send.
+
+Events parsed from broker logs are Spark's output, typed by the parser; their broker id was
+checked in the plan (:func:`kafka_health.parsing.envelope.valid_broker_id`: a record naming
+another is rejected there, ``bad_broker_id``, counted from the job's aggregation). Here only
+their time and topic (:func:`check_event`): a future one is rejected as
+``future_timestamp``, one whose topic is not a legal name as ``bad_topic``. The probes read
+back from the canary topic (:func:`check_probe`) are checked as the outcomes are.
 """
 
 from __future__ import annotations
 
+import inspect
 import json
 import math
+import re
 from typing import Any
 
+from kafka import errors as kafka_errors
+
+from kafka_health.canary.failures import classify
 from kafka_health.job.schemas import CLUSTER_STATE_SCHEMA_ID, RESULT_SCHEMA_ID
+from kafka_health.parsing.envelope import BROKER_ID_MAX
 
 MAX_CLOCK_SKEW_MS = 300_000
 """A record stamped further ahead of the job's clock than this is from the future."""
 MAX_RECORD_AGE_MS = 7 * 86_400_000
 """A record older than this (Kafka's default retention) is not live evidence."""
 
+PARTITION_MAX = 2_147_483_647
+"""A partition number is an int32 of at least 0."""
+TEXT_MAX_CHARS = 256
+"""The longest free text kept from a record (``canary_id``: detector state)."""
+ACKS = ("0", "1", "all")
+TOPIC_NAME = re.compile(r"[a-zA-Z0-9._-]{1,249}")
+"""Kafka's legal topic name (``Topic.validate``; ``.`` and ``..`` are refused too)."""
+OTHER_ERROR = "other"
+"""The error class of a failed outcome whose class is not in :data:`ERROR_CLASSES`."""
+
 REJECT_REASONS = (
     "not_json", "wrong_schema", "unknown_kind", "missing_field", "wrong_type",
     "future_timestamp", "ancient_timestamp", "negative_latency",
+    "bad_broker_id", "bad_partition", "bad_acks", "bad_topic", "too_long",
 )  # fmt: skip
+"""Every reason a record is rejected for (the label ``reason`` of
+``kafka_health_rejected_records_total``: a fixed set)."""
+
+
+def _error_classes() -> frozenset[str]:
+    """The canary's own error classes (:func:`classify` of every Kafka error class) and
+    kafka-python's class names (``NotLeaderForPartitionError``: Kafka's older names), each
+    bare and with the ``Error`` and ``Exception`` suffixes (the Java client's names, another
+    canary's), and ``Unknown``."""
+    names = {"Unknown"}
+    for _name, kind in inspect.getmembers(kafka_errors, inspect.isclass):
+        if not issubclass(kind, BaseException):
+            continue
+        for base in (classify(kind.__new__(kind)), kind.__name__.removesuffix("Error")):
+            names |= {base, f"{base}Error", f"{base}Exception"}  # classify reads the class only
+    return frozenset(names)
+
+
+ERROR_CLASSES = _error_classes()
+"""The error classes a canary outcome may carry (a fixed vocabulary); others are ``other``."""
 
 SCHEMAS = {"outcome": RESULT_SCHEMA_ID, "cluster": CLUSTER_STATE_SCHEMA_ID}
 CLUSTER_KINDS = ("partition", "snapshot", "broker")
@@ -85,6 +139,9 @@ def check(tag: str, payload: str, now_ms: int | None = None) -> tuple[dict[str, 
             return None, "unknown_kind"
         if any(not all(_is(x, _INT) for x in d.get(k) or ()) for k in _INT_LISTS):
             return None, "wrong_type"
+    why = _cluster_values(d) if tag == "cluster" else _outcome_values(d)
+    if why:
+        return None, why
     if now_ms is not None:
         stamp = d[_TIMESTAMP[tag]]
         if stamp > now_ms + MAX_CLOCK_SKEW_MS:
@@ -102,10 +159,71 @@ def check_event(event: dict[str, Any], now_ms: int | None) -> str:
     """``""`` for a parsed broker-log event the detectors can take, else the reason: an event
     stamped more than :data:`MAX_CLOCK_SKEW_MS` ahead of ``now_ms`` (a mutated or corrupt
     line, a broker clock or ``parsing.log_timezone`` that is wrong) would move the log
-    windows' clock into the future and blank every log signal after it."""
+    windows' clock into the future and blank every log signal after it; a topic Kafka would
+    refuse (a mutated line's, up to ``parsing.scan_chars`` long) would be a partition view of
+    the ISR and election detectors."""
     stamp = event.get("event_ms")
     if now_ms is not None and isinstance(stamp, int) and stamp > now_ms + MAX_CLOCK_SKEW_MS:
         return "future_timestamp"
+    topic = event.get("topic")
+    if topic is not None and not legal_topic(topic):
+        return "bad_topic"
+    return ""
+
+
+def check_probe(probe: dict[str, Any]) -> str:
+    """``""`` for a probe read back from the canary topic (``from_json`` typed its fields)
+    that the loss detector can take, else the reason (as :func:`check` gives for an outcome):
+    each probe is a key of the loss detector's state."""
+    return _outcome_values(probe)
+
+
+def legal_topic(name: Any) -> bool:
+    """Whether ``name`` is a topic name Kafka accepts (:data:`TOPIC_NAME`)."""
+    return (
+        isinstance(name, str) and name not in (".", "..") and TOPIC_NAME.fullmatch(name) is not None
+    )
+
+
+def known_error(error: str | None) -> str | None:
+    """``error`` if it is one of :data:`ERROR_CLASSES` (or none), else :data:`OTHER_ERROR`."""
+    return error if error is None or error in ERROR_CLASSES else OTHER_ERROR
+
+
+def _broker(value: Any, lowest: int = 0) -> bool:
+    """Whether ``value`` (an int, checked before) is a node id, or none."""
+    return value is None or lowest <= value <= BROKER_ID_MAX
+
+
+def _outcome_values(d: dict[str, Any]) -> str:
+    """The reason an outcome's (or probe's) labels and keys cannot be taken, else ``""``; the
+    error class is mapped to the vocabulary in place."""
+    partition = d.get("partition")
+    if partition is not None and not 0 <= partition <= PARTITION_MAX:
+        return "bad_partition"
+    if not _broker(d.get("leader")):
+        return "bad_broker_id"
+    if d.get("acks") is not None and d["acks"] not in ACKS:
+        return "bad_acks"
+    canary_id = d.get("canary_id")
+    if canary_id is not None and len(canary_id) > TEXT_MAX_CHARS:
+        return "too_long"
+    if "error" in d:
+        d["error"] = known_error(d["error"])
+    return ""
+
+
+def _cluster_values(d: dict[str, Any]) -> str:
+    """The reason a cluster-state record's labels and keys cannot be taken, else ``""``."""
+    topic = d.get("topic")
+    if topic is not None and not legal_topic(topic):
+        return "bad_topic"
+    partition = d.get("partition")
+    if partition is not None and not 0 <= partition <= PARTITION_MAX:
+        return "bad_partition"
+    ids = [d.get("broker_id"), *(d.get("replicas") or ()), *(d.get("isr") or ())]
+    if not _broker(d.get("leader"), -1) or not all(_broker(b) for b in ids):
+        return "bad_broker_id"
     return ""
 
 

@@ -8,7 +8,17 @@ is itself a log4j JSON layout's event (``log4j-json``) is kept whole: the parser
 level and logger (:mod:`~kafka_health.parsing.jsonlayout`).
 
 Bad records are never dropped silently: each gets a ``bad_reason`` (``empty``, ``oversize``,
-``not_utf8``, ``binary``, ``bad_json``, ``no_message``) and keeps its source offset.
+``not_utf8``, ``binary``, ``bad_json``, ``no_message``, ``bad_broker_id``) and keeps its source
+offset.
+
+The broker id and the log kind become labels and detector state (a log stream per broker and
+kind), so they are checked here, in the plan (built-in functions, before the job's
+aggregation groups by them): a broker id is Kafka's node id, an int32 of at least 0 written
+as Kafka writes it (``0`` to ``2147483647``, no sign, no leading zero; surrounding blanks are
+trimmed, a blank one is none); a record naming any other is rejected (``bad_broker_id``), so a
+flood of random ids makes no group, stream or series. A kind is one of :data:`LOG_KINDS` (the
+shipper's); a record whose envelope gives another kind keeps the one its file name gives, else
+``other``.
 """
 
 from __future__ import annotations
@@ -40,6 +50,10 @@ KIND_FROM_FILE = (
     r"(?:^|/)(?:(server|controller|state-change)\.log|"
     r"[^/]*?(?<![A-Za-z])(gc)(?![A-Za-z])[^/]*\.log)(?:[.\d-]*)?$"
 )
+LOG_KINDS = ("server", "controller", "state-change", "gc", "other")
+"""The log kinds a record may give (the shipper's ``kind``); any other is ``other``."""
+BROKER_ID_MAX = 2_147_483_647
+"""Kafka's node id is an int32 (``node.id``, ``broker.id``); ids below 0 name no broker."""
 SOURCE_COLUMNS = {
     "topic": "source_topic",
     "partition": "source_partition",
@@ -106,6 +120,16 @@ def kind_from_file(file: Column) -> Column:
     named = F.regexp_extract(file, KIND_FROM_FILE, 1)
     gc = F.regexp_extract(file, KIND_FROM_FILE, 2)
     return F.when(named != "", named).when(gc != "", "gc")
+
+
+def valid_broker_id(text: Column) -> Column:
+    """Whether ``text`` is a broker id as Kafka writes one: the decimal of an int32 of at
+    least 0 (:data:`BROKER_ID_MAX`), no sign, blank or leading zero (``try_cast``, and its
+    text again, compared: no regex; null for a null ``text``)."""
+    from pyspark.sql import functions as F
+
+    number = F.when(F.octet_length(text) <= len(str(BROKER_ID_MAX)), text.try_cast("int"))
+    return F.coalesce((number >= 0) & (number.cast("string") == text), F.lit(False))
 
 
 def envelope_name(doc: Column) -> Column:
@@ -256,13 +280,26 @@ def decode_records(records: DataFrame, config: ParsingConfig | None = None) -> D
     ]
     df = coalesce_in_stages(df, "file", file_parts)
     broker_id = F.coalesce(F.when(is_json_ok, first_path(d, fields.broker_id)), key_broker)
-    df = df.withColumn("broker_id", broker_id)
+    df = df.withColumn("broker_id", F.trim(broker_id))
     host = F.coalesce(F.when(is_json_ok, first_path(d, fields.host)), key_host)
-    df = df.withColumn("host", host)
+    # The broker id's and kind's checks in a stage of their own: with the reads above, C1
+    # gave up compiling the stage (test_parser_jit).
+    df = end_stage(df.withColumn("host", host))
+    given_kind = F.lower(F.when(is_json_ok, first_path(d, fields.kind)))
     kind = F.coalesce(
-        F.lower(F.when(is_json_ok, first_path(d, fields.kind))), kind_from_file(F.col("file"))
+        F.when(given_kind.isin(*LOG_KINDS), given_kind),
+        kind_from_file(F.col("file")),
+        F.when(given_kind.isNotNull(), F.lit("other")),
     )
-    df = end_stage(df.withColumn("kind", kind))
+    named = F.col("broker_id")
+    good_id = valid_broker_id(named)
+    df = end_stage(df.withColumns({
+        "kind": kind,
+        "broker_id": F.when(good_id, named),
+        "bad_reason": F.coalesce(
+            F.col("bad_reason"), F.when((named != "") & ~good_id, F.lit("bad_broker_id"))
+        ),
+    }))  # fmt: skip
     df = df.withColumns({
         "envelope": F.when(is_json_ok, envelope_name(d)).when(
             F.col("_pre_bad").isNull() & ~F.col("_is_json"), "raw"

@@ -49,7 +49,11 @@ EVENT_FIELDS: tuple[str, ...] = (
     "uptime_s",
     "session_timeout_ms",
 )
-BAD_INPUT_REASONS = ("empty", "not_utf8", "binary", "oversize", "bad_json", "no_message")
+BAD_INPUT_REASONS = (
+    "empty", "not_utf8", "binary", "oversize", "bad_json", "no_message", "bad_broker_id",
+)  # fmt: skip
+"""Why a record is not a log entry (``bad_reason`` of :func:`~.envelope.decode_records`);
+``bad_broker_id``: its envelope or key names a broker id that is not Kafka's."""
 KAFKA_KINDS = ("server", "controller", "state-change")
 
 
@@ -498,8 +502,10 @@ def parse_entries(
     tp = F.regexp_replace(g("tp"), r"^[A-Za-z0-9_-]{22}:", "")
     tp_topic = _empty_to_null(F.regexp_extract(tp, r"^(.+)-(\d+)$", 1))
     tp_partition = _empty_to_null(F.regexp_extract(tp, r"^(.+)-(\d+)$", 2))
-    line_broker = F.when(~F.coalesce(is_gc, F.lit(False)), _empty_to_null(
-        F.regexp_extract(h, P.LINE_BROKER, 1)))  # fmt: skip
+    # The line's own broker (digits): an int32 as Kafka writes it, else none (a mutated or
+    # forged line's 30 digits would be a broker, a stream and a label of its own).
+    line_broker = F.when(~F.coalesce(is_gc, F.lit(False)), _int(_empty_to_null(
+        F.regexp_extract(h, P.LINE_BROKER, 1))).cast("string"))  # fmt: skip
     broker_id = F.coalesce(_empty_to_null(F.trim(_column_or_null(df, "broker_id"))), line_broker)
     young_gen_map = F.create_map(*[F.lit(x) for kv in P.YOUNG_GEN_COLLECTOR.items() for x in kv])
     collector = F.coalesce(

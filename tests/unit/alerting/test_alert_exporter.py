@@ -52,7 +52,12 @@ def test_series_per_signal_are_bounded(tmp_path: Path) -> None:
     )
     text = generate_latest(h.service.registry).decode()
     assert text.count("kafka_health_canary_partition_silent_seconds{") == 3
-    assert h.service.registry.get_sample_value("kafka_health_exporter_series_dropped") == 2
+    # The store refuses them where they enter (the same cap): none left for the scrape to drop.
+    dropped = h.service.registry.get_sample_value(
+        "kafka_health_signal_series_dropped_total", {"signal": "canary_partition_silent_seconds"}
+    )
+    assert dropped == 2
+    assert h.service.registry.get_sample_value("kafka_health_exporter_series_dropped") == 0
 
 
 def test_metrics_endpoint_serves_on_a_free_port(tmp_path: Path) -> None:

@@ -184,11 +184,11 @@ def test_an_event_from_the_future_is_rejected_not_folded_in() -> None:
 def test_a_listed_records_payload_may_hold_the_separator_and_its_numbers_may_be_missing() -> None:
     """Only the partition and the offset are split off: a payload is whatever the topic held."""
     ok = {"schema": RESULT_SCHEMA_ID, "partition": 0, "seq": 1, "send_ms": 5, "outcome": "ok"}
-    odd = json.dumps({**ok, "error": f"a{RECORD_SEPARATOR}b"}, ensure_ascii=False)
+    odd = json.dumps({**ok, "canary_id": f"a{RECORD_SEPARATOR}b"}, ensure_ascii=False)
     decoded = decode_rows([
         own_row("outcome", [listed(None, None, odd), listed(2, 40, f"not{RECORD_SEPARATOR}json")]),
     ])  # fmt: skip
-    assert [o.error for o in decoded.batch.outcomes] == [f"a{RECORD_SEPARATOR}b"]
+    assert [o.canary_id for o in decoded.batch.outcomes] == [f"a{RECORD_SEPARATOR}b"]
     assert [(r.partition, r.offset, r.payload) for r in decoded.rejected] == [
         (2, 40, f"not{RECORD_SEPARATOR}json")
     ]
