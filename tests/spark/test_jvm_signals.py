@@ -6,8 +6,8 @@ test sends SIGTERM to its process group, as systemd and the fault bench do. With
 ignoring SIGTERM the query stops as "Stopped" and nothing is logged by py4j; the JVM ends when
 its Python does. The same script with pyspark's own launch (argv[1] "plain") shows the race the
 module prevents: the JVM's shutdown hook stops Spark first. Under ``spark-submit`` the JVM
-starts first: the README's recipe (``trap '' TERM; exec spark-submit ...``) gives it the same
-inherited SIG_IGN."""
+starts first: the recipe of docs/operations.md (``trap '' TERM; exec spark-submit ...``) gives
+it the same inherited SIG_IGN."""
 
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ still ends with its Python process however that ends, SIGKILL included: pyspark'
 when its standard input, a pipe from the Python process, closes.
 
 ``spark-submit`` starts the JVM first, which then starts Python: there this module is not used;
-the README ("Running on a Spark cluster") starts that JVM with SIGTERM ignored the same way
+docs/operations.md ("Running on a Spark cluster") starts that JVM with SIGTERM ignored the same way
 (``bash -c "trap '' TERM; exec spark-submit ..."``).
 """
 
