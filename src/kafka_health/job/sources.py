@@ -53,7 +53,7 @@ def exact_topics_pattern(topics: Sequence[str]) -> str:
 # pooled consumer's read-ahead fetch from the previous batch is still parked on the broker,
 # and the next fetch to that broker waits for it: measured, a batch of a dozen records from a
 # 1- or 6-partition topic took 0.42-0.44 s to collect with the default, 0.09-0.14 s with 10 ms
-# (BENCHMARKS.md, "Streaming job").
+# (BENCHMARKS.md, "Idle cost").
 FETCH_MAX_WAIT_MS = 10
 
 
