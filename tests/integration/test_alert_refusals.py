@@ -70,7 +70,9 @@ def test_a_redirect_is_not_followed(tmp_path: Path) -> None:
     elsewhere = harness(tmp_path / "elsewhere")
     assert isinstance(h.transport, ReceiverTransport)
     assert isinstance(elsewhere.transport, ReceiverTransport)
-    h.transport.state.location = elsewhere.config.receivers[0].url
+    location = elsewhere.config.receivers[0].url
+    assert isinstance(location, str)
+    h.transport.state.location = location
     replies = answers("302")
     h.transport.state.mode = lambda: next(replies)
     h.run(0, 60, firing)
@@ -116,6 +118,7 @@ def test_an_unreachable_receiver_keeps_the_page_until_it_answers(
     good = harness(tmp_path / "probe")
     assert isinstance(good.transport, ReceiverTransport)
     right = good.config.receivers[0].url
+    assert isinstance(right, str)
     wrong = (
         f"http://127.0.0.1:{closed_port()}/pager"
         if broken == "refused"
