@@ -79,6 +79,8 @@ class ConnectionGate:
         self._threads[0].join(5)
         for _ in self._threads[1:]:
             self._ready.put(None)
+        for thread in self._threads[1:]:  # a stop is over when its threads are
+            thread.join(5)
 
     def _wake(self) -> None:
         with contextlib.suppress(OSError):  # a full buffer: a wake-up is pending anyway
