@@ -152,6 +152,10 @@ SIGNALS: dict[str, SignalSpec] = {
               "not answer (0 while it does); reason: answered, refused (nothing listens: the "
               "process is down), timeout (hung, paused or cut off), closed, tls, unreachable, "
               "error"),
+        _spec("broker_shutdown_evidence", Unit.GAUGE, "broker_id evidence",
+              "1 while a broker whose port refused after an answer stays down; evidence: what "
+              "the cluster's metadata said of it at once (controlled_shutdown: fenced, or its "
+              "partitions handed over; crash: it still leads partitions; unknown)"),
         _spec("transport_unanswered_seconds", Unit.SECONDS, "reason",
               "seconds since any broker of the transport cluster (a separate cluster for the "
               "monitor's own topics) last answered the job's ping, while none does (0 while one "
@@ -198,7 +202,7 @@ SOURCE_SIGNALS: dict[str, tuple[str, ...]] = {
         "under_replicated_partitions", "under_min_isr_partitions", "offline_partitions",
     ),
     "canary_topic": ("canary_lost_writes", "canary_duplicate_writes"),
-    "reachability": ("broker_unanswered_seconds",),
+    "reachability": ("broker_unanswered_seconds", "broker_shutdown_evidence"),
     "transport_reachability": ("transport_unanswered_seconds",),
 }  # fmt: skip
 SIGNAL_SOURCE = {name: source for source, names in SOURCE_SIGNALS.items() for name in names}

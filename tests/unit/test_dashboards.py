@@ -215,6 +215,7 @@ LABEL_VALUES = {
     "source": "canary",
     "store": "outbox",
     "reason": "timeout",
+    "evidence": "crash",
 }
 
 

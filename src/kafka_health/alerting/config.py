@@ -189,6 +189,10 @@ class AlertingConfig:
     maintenance_wait_s: float = 3.0
     """At most this long after its condition began, an alert a maintenance could mute waits
     for the job to read the broker logs up to its fault (``maintenance_lookback_s``)."""
+    restart_budget_s: float = 120.0
+    """How long a broker whose port refused while the metadata showed a controlled shutdown
+    (``broker_shutdown_evidence``) is in maintenance, unless it answers again first: a
+    restart's time, not the log window's (a crash through the shutdown hooks looks planned)."""
     external_url: str = field(default="", metadata=URL_FIELD)
     receivers: list[ReceiverConfig] = field(default_factory=list)
     silences: list[SilenceConfig] = field(default_factory=list)
@@ -206,6 +210,7 @@ class AlertingConfig:
             "resolved_retention_s",
             "maintenance_window_s",
             "maintenance_wait_s",
+            "restart_budget_s",
         ):
             if getattr(self, name) < 0:
                 problems.append(ConfigProblem(f"{path}.{name}", "must not be negative"))

@@ -51,6 +51,9 @@ class Snapshot:
     """New series the signal store refused (its cap), per signal name."""
     alerts_dropped: dict[str, int] = field(default_factory=dict)
     """Matches the engine's per-rule cap left without an alert, per rule."""
+    maintenance: list[tuple[str, str]] = field(default_factory=list)
+    """(broker id, source) of each broker in maintenance: ``declared`` or
+    ``controlled_shutdown``."""
 
 
 class HealthCollector(Collector):
@@ -82,6 +85,18 @@ class HealthCollector(Collector):
             for key, value in series.items():
                 family.add_metric(list(key), value)
             yield family
+        maintenance = GaugeMetricFamily(
+            PREFIX + "broker_maintenance",
+            "1 for each broker in maintenance (its expected alerts muted), by source: declared "
+            "(kafka-health maintenance start) or controlled_shutdown (the broker logged one)",
+            labels=["broker_id", "source"],
+        )
+        for n, (broker, source) in enumerate(snap.maintenance):
+            if n >= self._max:
+                dropped += len(snap.maintenance) - n
+                break
+            maintenance.add_metric([broker, source], 1.0)
+        yield maintenance
         yield GaugeMetricFamily(
             PREFIX + "exporter_series_dropped",
             "signal series left out of this scrape by max_series_per_signal",

@@ -23,6 +23,17 @@ own figure for how long its fault precedes its condition (0, the default: no wai
 symptoms the job computes from its own batches arrive with the logs of about the same time).
 The wait costs nothing when the logs are read on time (a batch every 2 s), and nothing at all
 without a job (replay, tests).
+
+An operator's declared maintenance (:mod:`~.declared_maintenance`, ``kafka-health maintenance
+start``) mutes the same alerts of its broker, judged the same way, with no wait: it is known
+before the broker stops, so an alert it covers is muted the moment it fires.
+
+The cluster's metadata can say so before any log line arrives: when a broker's port first
+refuses, the job asks it (``broker_shutdown_evidence``, :mod:`kafka_health.reachability.
+shutdown_evidence`); evidence of a controlled shutdown (fenced, or its partitions handed over)
+opens a window of ``restart_budget_s`` from the verdict, ended when the broker answers its
+pings again (``broker_unanswered_seconds`` of reason ``answered``): a restart's time, short,
+because a broker that dies through its shutdown hooks looks planned too.
 """
 
 from __future__ import annotations
@@ -31,6 +42,7 @@ import logging
 from collections.abc import Iterable, Mapping
 
 from kafka_health.alerting.causes import hosted_by, only_listed_values
+from kafka_health.alerting.declared_maintenance import DeclaredMaintenance
 from kafka_health.alerting.engine import Alert
 from kafka_health.alerting.rules import MaintenanceMode
 from kafka_health.model import LOGS_READ_SIGNAL, Signal
@@ -38,6 +50,8 @@ from kafka_health.model import LOGS_READ_SIGNAL, Signal
 log = logging.getLogger(__name__)
 
 SHUTDOWN_SIGNAL = "controlled_shutdowns"
+EVIDENCE_SIGNAL = "broker_shutdown_evidence"
+ANSWER_SIGNAL = "broker_unanswered_seconds"
 RETENTION_S = 86400.0
 """Ended windows are kept this long: alerts in keep_firing_for are judged against them."""
 
@@ -45,9 +59,20 @@ RETENTION_S = 86400.0
 class Maintenance:
     """Maintenance windows per broker id, opened by ``controlled_shutdowns`` signals."""
 
-    def __init__(self, window_s: float, wait_s: float = 0.0) -> None:
+    def __init__(
+        self,
+        window_s: float,
+        wait_s: float = 0.0,
+        declared: DeclaredMaintenance | None = None,
+        restart_budget_s: float = 120.0,
+    ) -> None:
         self.window_s = window_s
+        self.restart_budget_s = restart_budget_s
+        self.restarts: dict[str, tuple[float, float]] = {}
+        """Per broker, (verdict time, end) of its window from the metadata's evidence."""
         self.wait_s = wait_s
+        self.declared = declared
+        """The operator's declared windows (``maintenance.json``), if any."""
         self.until: dict[str, float] = {}
         self.logs_read_to: float | None = None
         """How far the job has read the broker logs (None: no job reports it)."""
@@ -58,6 +83,7 @@ class Maintenance:
                 self.logs_read_to = max(self.logs_read_to or 0.0, sig.value)
                 continue
             broker = sig.label("broker_id")
+            self._observe_restart(sig, broker)
             if sig.name == SHUTDOWN_SIGNAL and sig.value > 0 and broker:
                 before = self.until.get(broker, 0.0)
                 if now is not None and before <= now:
@@ -65,9 +91,51 @@ class Maintenance:
                              "(the job's window ending %.1f)", broker, sig.at)  # fmt: skip
                 self.until[broker] = max(before, sig.at + self.window_s)
 
+    def _observe_restart(self, sig: Signal, broker: str) -> None:
+        """A window from the metadata's evidence of a controlled shutdown; its end when the
+        broker answers after the verdict."""
+        if not broker:
+            return
+        known = self.restarts.get(broker)
+        if sig.name == EVIDENCE_SIGNAL and sig.value > 0:
+            if sig.label("evidence") != "controlled_shutdown":
+                return
+            decided = float(sig.details.get("decided_at", sig.at))
+            if known is None or decided > known[0]:
+                log.info("broker %s is restarting: the metadata showed a controlled shutdown "
+                         "(%s); in maintenance for %.0f s at most", broker,
+                         sig.details.get("reason", ""), self.restart_budget_s)  # fmt: skip
+                self.restarts[broker] = (decided, decided + self.restart_budget_s)
+        elif (
+            sig.name == ANSWER_SIGNAL
+            and sig.label("reason") == "answered"
+            and known
+            and known[0] < sig.at < known[1]
+        ):
+            self.restarts[broker] = (known[0], sig.at)
+
+    def restarting(self, at: float) -> set[str]:
+        """The brokers in maintenance at ``at`` by the metadata's evidence of a restart."""
+        return {b for b, (_, until) in self.restarts.items() if at < until}
+
     def brokers(self, at: float) -> set[str]:
-        """The brokers in maintenance at ``at``."""
+        """The brokers in maintenance at ``at``, logged, declared or restarting."""
+        return self.logged(at) | self.declared_brokers(at) | self.restarting(at)
+
+    def logged(self, at: float) -> set[str]:
+        """The brokers in maintenance at ``at`` because they logged a controlled shutdown."""
         return {b for b, until in self.until.items() if at < until}
+
+    def declared_brokers(self, at: float) -> set[str]:
+        return self.declared.brokers(at) if self.declared is not None else set()
+
+    def sources(self, at: float) -> list[tuple[str, str]]:
+        """(broker id, ``declared``, ``controlled_shutdown`` or ``shutdown_evidence``) of each
+        maintenance at ``at``."""
+        found = [(b, "declared") for b in self.declared_brokers(at)]
+        found += [(b, "controlled_shutdown") for b in self.logged(at)]
+        found += [(b, "shutdown_evidence") for b in self.restarting(at)]
+        return sorted(found, key=lambda f: (len(f[0]), f[0], f[1]))
 
     def mutes(
         self,
@@ -94,17 +162,24 @@ class Maintenance:
         return f"awaiting the broker logs (read to {behind:.1f} s before its fault began)"
 
     def _in_maintenance(self, alert: Alert, mode: MaintenanceMode, now: float) -> str | None:
-        brokers = self.brokers(min(now, alert.last_true_at))
+        at = min(now, alert.last_true_at)
+        declared = self.declared_brokers(at)
+        brokers = self.logged(at) | declared | self.restarting(at)
         if not brokers:
             return None
-        names = ",".join(sorted(brokers, key=lambda b: (len(b), b)))
+
+        def of(named: set[str]) -> str:
+            kind = "declared maintenance" if named <= declared else "maintenance"
+            return f"{kind} of broker " + ",".join(sorted(named, key=lambda b: (len(b), b)))
+
         if mode == "any_broker":
-            return f"maintenance of broker {names}"
+            return of(brokers)
         if alert.broker_id in brokers:
-            return f"maintenance of broker {alert.broker_id}"
+            return of({alert.broker_id})
         if mode == "hosted" and hosted_by(alert, brokers, "required"):
-            return f"maintenance of broker {names} (hosts its partitions)"
+            return f"{of(brokers)} (hosts its partitions)"
         return None
 
     def prune(self, now: float) -> None:
         self.until = {b: u for b, u in self.until.items() if u > now - RETENTION_S}
+        self.restarts = {b: w for b, w in self.restarts.items() if w[1] > now - RETENTION_S}

@@ -8,8 +8,10 @@ and compares the result with ``threshold``.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
+import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -36,6 +38,23 @@ OPS: dict[str, Any] = {
     "!=": float.__ne__,
 }
 _NAME = re.compile(r"[A-Z][A-Za-z0-9]{0,99}")
+RUNBOOKS = "docs/runbooks.md"
+"""The default ``runbook_base_url``: the runbooks' path in the repository."""
+
+
+def runbook_link(base: str, ref: str) -> str:
+    """A rule's ``runbook_url`` resolved against ``base``: ``#anchor`` is that section of the
+    base's page; anything else (a whole URL, a link already resolved) stays as written."""
+    return base + ref if base and ref.startswith("#") else ref
+
+
+def _link_problems(value: str, path: str) -> list[ConfigProblem]:
+    if any(c.isspace() for c in value) or "{" in value or "}" in value:
+        return [ConfigProblem(path, "a link has no spaces or braces")]
+    scheme = urllib.parse.urlsplit(value).scheme
+    if scheme and scheme not in ("http", "https"):
+        return [ConfigProblem(path, f"{scheme}: is not http(s)")]
+    return []
 
 
 @functools.lru_cache(maxsize=1024)
@@ -152,6 +171,8 @@ class RuleConfig:
     description: str = ""
     runbook: str = ""
     runbook_url: str = ""
+    """The rule's runbook section, ``#<rule name in lower case>`` of ``runbook_base_url``
+    (resolved when the file is read: the annotation carries the whole link)."""
 
     def conditions(self) -> list[ConditionConfig]:
         """Every condition the rule reads: ``any_of`` and, within them, their ``also``."""
@@ -196,6 +217,7 @@ class RuleConfig:
                 problems.append(ConfigProblem(f"{path}.labels.{key}", "is set by the rule"))
         if not self.summary.strip():
             problems.append(ConfigProblem(f"{path}.summary", "is required"))
+        problems += _link_problems(self.runbook_url, f"{path}.runbook_url")
         return problems
 
 
@@ -243,9 +265,23 @@ class AlertRulesConfig:
 
     rules: dict[str, RuleConfig] = field(default_factory=dict)
     inhibit_rules: list[InhibitRuleConfig] = field(default_factory=list)
+    runbook_base_url: str = RUNBOOKS
+    """Where docs/runbooks.md is read (a web page of it, e.g. the repository's
+    ``https://<git host>/<repo>/blob/main/docs/runbooks.md``): each rule's ``runbook_url``
+    (``#anchor``) is joined to it. The default is the path in the repository."""
+
+    def __post_init__(self) -> None:
+        base = self.runbook_base_url
+        resolved = {
+            name: dataclasses.replace(rule, runbook_url=runbook_link(base, rule.runbook_url))
+            for name, rule in self.rules.items()
+        }
+        object.__setattr__(self, "rules", resolved)
 
     def check(self, path: str) -> list[ConfigProblem]:
-        problems = []
+        problems = _link_problems(self.runbook_base_url, "runbook_base_url")
+        if "#" in self.runbook_base_url:
+            problems.append(ConfigProblem("runbook_base_url", "the page, without a #anchor"))
         for name in self.rules:
             if not _NAME.fullmatch(name):
                 problems.append(

@@ -32,6 +32,8 @@ from pathlib import Path
 
 from prometheus_client import CollectorRegistry
 
+from kafka_health.alerting.declared_maintenance import FILE_NAME as DECLARED_FILE
+from kafka_health.alerting.declared_maintenance import DeclaredMaintenance
 from kafka_health.alerting.dedup import group_news
 from kafka_health.alerting.delivery import DeliveryWorkers
 from kafka_health.alerting.engine import Alert, Engine
@@ -133,7 +135,12 @@ class AlertService:
             history_s={c.signal: c.range_s for c in conditions if c.range_s > 0},
             max_series=config.exporter.max_series_per_signal,
         )
-        self.maintenance = Maintenance(config.maintenance_window_s, config.maintenance_wait_s)
+        self.declared = DeclaredMaintenance(self.state_dir / DECLARED_FILE, announce=True)
+        """``kafka-health maintenance``'s windows, re-read when the file changes."""
+        self.maintenance = Maintenance(
+            config.maintenance_window_s, config.maintenance_wait_s, self.declared,
+            restart_budget_s=config.restart_budget_s,
+        )  # fmt: skip
         self.silences = SilenceStore(
             self.state_dir / "silences.json",
             configured_silences(
@@ -223,6 +230,7 @@ class AlertService:
         told = [e.firing for e in self.nflog.entries.values()]
         self.engine.adopt({fp: a.starts_at for firing in told for fp, a in firing.items()})
         self.silences.reload()
+        self.declared.reload()
 
     def _record_unrecorded(self) -> None:
         """Record in the notification log what pending notifications hold and it does not: a
@@ -329,6 +337,7 @@ class AlertService:
             self.store.expire(now)
             self.maintenance.prune(now)
             self.silences.reload()
+            self.declared.reload()
             changed = self.engine.evaluate(self.store, now)
             self.muted = self.mute.apply(self.engine.alerts, now)
             self.timers.begin_evaluation()
@@ -516,4 +525,5 @@ class AlertService:
                 outbox_pending=len(self.outbox.pending()) if self.outbox is not None else 0,
                 series_dropped=self.store.dropped(),
                 alerts_dropped=self.engine.dropped(),
+                maintenance=self.maintenance.sources(self.clock()),
             )

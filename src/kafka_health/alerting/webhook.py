@@ -227,6 +227,8 @@ def slack_payload(n: Notification, receiver: ReceiverConfig) -> dict[str, Any]:
         ]
         if a.annotations.get("runbook"):
             text_parts.append("Runbook: " + a.annotations["runbook"])
+        if a.annotations.get("runbook_url"):
+            text_parts.append("Runbook link: " + a.annotations["runbook_url"])
         attachments.append(
             {
                 "fallback": esc(a.annotations.get("summary", a.labels.get("alertname", ""))),

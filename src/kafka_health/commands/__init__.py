@@ -14,6 +14,7 @@ from kafka_health.commands import (
     demo,
     dev_cluster,
     fetch_jars,
+    maintenance,
     parse,
     replay,
     run,
@@ -35,5 +36,6 @@ COMMANDS: list[ModuleType] = [
     cluster_state,
     alerts,
     silence,
+    maintenance,
     bench,
 ]

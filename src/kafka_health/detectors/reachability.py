@@ -14,6 +14,11 @@ Signal ``broker_unanswered_seconds{broker_id, reason}`` per pinged broker: 0 wit
 (since it was first pinged, if never), reason the last ping's failure (``refused``,
 ``timeout``, ...). It is computed from elapsed time, so it grows on every tick with no new
 ping: a ping still in flight is bounded by its deadline and then reported as failed.
+
+Signal ``broker_shutdown_evidence{broker_id, evidence}``: 1 while a broker whose port refused
+after an answer has not answered again, ``evidence`` what the metadata said of it then
+(:mod:`kafka_health.reachability.shutdown_evidence`: ``controlled_shutdown``, ``crash`` or
+``unknown``); no series before the verdict, nor once the broker answers again.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from kafka_health.detectors.inputs import Batch
 from kafka_health.model import Signal, labels
 from kafka_health.reachability.config import ReachabilityConfig
 from kafka_health.reachability.ping import ANSWERED, Address, Ping
+from kafka_health.reachability.shutdown_evidence import Evidence
 
 MAX_OPEN_SNAPSHOTS = 4
 """Snapshots whose closing record has not come yet, kept (a failed one never closes)."""
@@ -72,6 +78,7 @@ class Reachability:
         self._members: set[int] | None = None  # brokers of the newest complete snapshot
         self._members_at = 0
         self._snapshot: dict[int, set[int]] = {}  # snapshot_ms -> brokers so far
+        self._evidence: dict[int, Evidence] = {}  # broker -> the verdict on its outage
 
     # ------------------------------------------------------------------ inputs
 
@@ -97,6 +104,12 @@ class Reachability:
             if p.answered:
                 entry.answered = p.finished
                 entry.failing_since = None
+
+    def evidence(self, evidence: Evidence) -> None:
+        """The metadata's verdict on a broker whose port refused (kept while the outage lasts:
+        dropped once the broker answers after the refusal)."""
+        if evidence.broker_id in self._brokers:
+            self._evidence[evidence.broker_id] = evidence
 
     def fold(self, batch: Batch, now: float) -> None:
         """Membership from the cluster-state snapshots: a snapshot's broker records, complete
@@ -129,7 +142,20 @@ class Reachability:
             Signal("broker_unanswered_seconds", labels(broker_id=broker_id, reason=u.outcome),
                    u.seconds, now, u.details())
             for broker_id, u in self.unanswered(now).items()
+        ] + [
+            Signal("broker_shutdown_evidence", labels(broker_id=broker_id, evidence=e.verdict),
+                   1.0, now, e.details())
+            for broker_id, e in sorted(self.evidence_now().items())
         ]  # fmt: skip
+
+    def evidence_now(self) -> dict[int, Evidence]:
+        """The verdicts on the outages still going on (a broker that answered since its
+        refusal has none)."""
+        for broker_id, e in list(self._evidence.items()):
+            entry = self._brokers.get(broker_id)
+            if entry is None or (entry.answered is not None and entry.answered > e.refused_at):
+                del self._evidence[broker_id]
+        return dict(self._evidence)
 
     def unanswered(self, now: float) -> dict[int, Unanswered]:
         """Each pinged broker's seconds without an answer at ``now`` (0 while it answers);
@@ -152,6 +178,7 @@ class Reachability:
         """Stop pinging these brokers (and forget what their pings said)."""
         for broker_id in broker_ids:
             self._brokers.pop(broker_id, None)
+            self._evidence.pop(broker_id, None)
 
     # ------------------------------------------------------------------ state
 
