@@ -389,6 +389,7 @@ class CanaryService:
             canary,
             outputs,
             self.metrics,
+            gone_after_s=config.job.inventory_ttl_s,
         )
         self.cluster_state = (
             ClusterStateService(config, self.registry, clock) if run_state else None

@@ -9,7 +9,12 @@ broker is the preferred (first) replica of one. ``plan_topic`` is pure and decid
 - broker set changed (a live broker holds no replica or leads no partition, a replica sits
   on a broker that is gone, the replication factor is off): reassign, but only when at least
   ``expected_brokers`` brokers are live (default: as many as the current layout uses, so a
-  restarting broker never causes churn) and no reassignment is running;
+  restarting broker never causes churn) and no reassignment is running; a broker of the
+  layout that has not been registered at all (fenced counts as registered) for
+  ``gone_after_s`` (``job.inventory_ttl_s``) left the cluster for good (a decommission that
+  left the canary topic out, a KRaft broker unregistered, a ZooKeeper broker that never came
+  back) and is not expected: its replicas move to the live brokers, so that it stops being a
+  member of the cluster only because the monitor's own topic holds a replica on it;
 - a live, in-sync preferred replica that does not lead: preferred leader election;
 - configs that differ: alter them.
 
@@ -22,7 +27,7 @@ from __future__ import annotations
 import functools
 import logging
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -91,10 +96,12 @@ def plan_topic(
     current: Sequence[PartitionInfo] | None,
     configs: Mapping[str, str],
     reassignment_running: bool | None,
+    departed: Collection[int] = (),
 ) -> TopicPlan:
     """Decide the changes that bring the canary topic to its target (see module doc).
 
     ``reassignment_running`` is None when it could not be listed: treated as running.
+    ``departed``: brokers of the layout gone for good (not expected back).
     """
     live = sorted(set(live))
     if not live:
@@ -115,7 +122,7 @@ def plan_topic(
     add: list[list[int]] = []
     elect: list[int] = []
     assigned = sorted({b for p in current for b in p.replicas})
-    expected = config.expected_brokers or len(assigned)
+    expected = config.expected_brokers or len([b for b in assigned if b not in departed])
     if reassignment_running is not False:
         notes.append(
             "a reassignment is running: layout kept"
@@ -178,6 +185,8 @@ class TopicManager:
         config: CanaryConfig,
         output_topics: Mapping[str, int] | None = None,
         metrics: CanaryMetrics | None = None,
+        gone_after_s: float = 300.0,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._make_admin = admin
         self.topic = topic
@@ -186,6 +195,9 @@ class TopicManager:
         self.metrics = metrics
         self._admin: Any = None
         self._last_notes: list[str] = []
+        self.gone_after_s = gone_after_s
+        self._clock = clock
+        self._unregistered_since: dict[int, float] = {}  # a layout broker not registered
 
     def ensure(self) -> TopicReport:
         """One management round; never raises for Kafka or permission errors.
@@ -244,10 +256,28 @@ class TopicManager:
             except Exception as exc:
                 report.notes.append(f"cannot list reassignments: {exc}")
                 running = None
-        plan = plan_topic(self.config, live, current, configs, running)
+        registered = {int(b["broker_id"]) for b in described["brokers"]}
+        plan = plan_topic(
+            self.config, live, current, configs, running, self.departed(registered, current)
+        )
         report.notes.extend(plan.notes)
         self._apply(admin, plan, len(current or ()), report)
         self._ensure_outputs(admin, len(live), report)
+
+    def departed(
+        self, registered: Collection[int], current: Sequence[PartitionInfo] | None
+    ) -> set[int]:
+        """The layout's brokers not registered for ``gone_after_s`` (each round notes since
+        when a layout broker is missing from the registered ones)."""
+        now = self._clock()
+        assigned = {b for p in current or () for b in p.replicas}
+        missing = assigned - set(registered)
+        self._unregistered_since = {
+            b: self._unregistered_since.get(b, now) for b in sorted(missing)
+        }
+        return {
+            b for b, since in self._unregistered_since.items() if now - since >= self.gone_after_s
+        }
 
     def _apply(self, admin: Any, plan: TopicPlan, existing: int, report: TopicReport) -> None:
         from kafka.admin import ConfigResource, ConfigResourceType

@@ -7,6 +7,11 @@ shows it live (registered, not fenced): it is back at once, not a log window lat
 broker that stays dead stays failed however long that takes. A broker with no snapshot at all
 (no prober deployed) falls back to the log window, as the other incident signatures do.
 
+A broker that left the cluster (no longer registered, no replica: the board's
+:class:`~kafka_health.detectors.inventory.Inventory`) with no report for
+``job.inventory_ttl_s`` is forgotten (:meth:`prune`): it will not be seen back, and a
+decommissioned broker is not failed for ever.
+
 Signal: ``broker_failures`` per broker: reports since it was last seen back.
 """
 
@@ -16,6 +21,7 @@ from typing import Any
 
 from kafka_health.config import JobConfig
 from kafka_health.detectors.inputs import Batch
+from kafka_health.detectors.inventory import Inventory
 from kafka_health.model import Signal, labels
 
 BACK_MARGIN_S = 3.0
@@ -59,6 +65,20 @@ class BrokerFailures:
                 self._reports[broker] = kept
             else:
                 del self._reports[broker]
+
+    def prune(self, inventory: Inventory, now: float) -> bool:
+        """Forget the brokers that left the cluster; True if any was forgotten."""
+        known = self._reports.keys() | self._live_ms.keys() | self._snapshotted
+        gone = set()
+        for broker in known:
+            newest_ms = max([*self._reports.get(broker, ()), self._live_ms.get(broker, 0)])
+            if inventory.broker_left(broker, newest_ms / 1000.0, now):
+                gone.add(broker)
+        for broker in gone:
+            self._reports.pop(broker, None)
+            self._live_ms.pop(broker, None)
+            self._snapshotted.discard(broker)
+        return bool(gone)
 
     def signals(self, now: float) -> list[Signal]:
         return [

@@ -10,6 +10,14 @@
 
 Arrival is judged by the time the job folded the record (``now`` of :meth:`fold`), the
 silence by ``now`` of :meth:`signals`: the driver evaluates it on every tick, with no new data.
+
+Subjects that left the cluster are forgotten (:meth:`prune`, against the board's
+:class:`~kafka_health.detectors.inventory.Inventory`): a canary partition with no result for
+``job.inventory_ttl_s`` that the canary topic no longer has; a broker's log streams, pending
+coordinator loads and snapshot entry once the broker has neither logged nor been described
+for that long and is no longer a member (not registered, no replica). Their series are then
+gone: an alert on them resolves.
+
 After a restart (state restored) nothing is judged until the job has folded a batch again,
 and each silence counts from that batch at the earliest: the job's own downtime is not the
 brokers' silence (seen: a kill -9 of the job paged brokers 1 and 2 for canary partitions
@@ -22,6 +30,7 @@ from typing import Any
 
 from kafka_health.config import JobConfig
 from kafka_health.detectors.inputs import Batch
+from kafka_health.detectors.inventory import Inventory
 from kafka_health.model import Signal, labels
 
 LOGGED_KINDS = ("server", "controller", "state-change", "gc")
@@ -30,12 +39,14 @@ LOGGED_KINDS = ("server", "controller", "state-change", "gc")
 class Coverage:
     name = "coverage"
 
-    def __init__(self, job: JobConfig) -> None:
+    def __init__(self, job: JobConfig, canary_topic: str | None = None) -> None:
         self._job = job
+        self._canary_topic = canary_topic  # the canary's partitions are this topic's
         # partition -> [newest result (s), last arrival (s), leader]
         self._canary: dict[int, list[Any]] = {}
         self._streams: dict[tuple[str, str], float] = {}  # (broker, kind) -> last arrival
-        self._loads: dict[tuple[str, int], list[float]] = {}  # (broker, partition) -> [armed at]
+        # (broker, partition) -> [armed at, last news (s)]
+        self._loads: dict[tuple[str, int], list[float]] = {}
         self._brokers: dict[str, list[Any]] = {}  # broker -> [live, first seen, last seen]
         self._resumed = False  # state restored, no batch folded since
 
@@ -62,7 +73,7 @@ class Coverage:
                 continue
             key = (e.broker_id, int(e.partition))
             if e.type == "coordinator_load_start":
-                self._loads.setdefault(key, [now])
+                self._loads.setdefault(key, [now, now])[1] = now
             elif e.type == "coordinator_load_finish":
                 self._loads.pop(key, None)
         for r in sorted(batch.cluster, key=lambda r: r.at_ms):  # the newest snapshot decides
@@ -96,7 +107,7 @@ class Coverage:
             )  # fmt: skip
         out += self._never_seen_logs(now)
         stuck: dict[str, list[int]] = {}
-        for (broker, partition), (armed,) in self._loads.items():
+        for (broker, partition), (armed, _news) in self._loads.items():
             if now - armed >= self._job.coordinator_load_stuck_s:
                 stuck.setdefault(broker, []).append(partition)
         for broker, partitions in sorted(stuck.items()):
@@ -105,6 +116,41 @@ class Coverage:
                        now, {"partitions": [str(p) for p in sorted(partitions)]})
             )  # fmt: skip
         return out
+
+    def prune(self, inventory: Inventory, now: float) -> bool:
+        """Forget the subjects that left the cluster (module docstring); True if any did."""
+        if self._resumed:
+            return False  # the saved times are refreshed at the next batch first
+        before = len(self._canary) + len(self._streams) + len(self._loads) + len(self._brokers)
+        self._canary = {
+            p: entry for p, entry in self._canary.items()
+            if not inventory.partition_left(self._canary_topic, p, entry[1], now)
+        }  # fmt: skip
+        seen = self._brokers_seen()
+        self._streams = {
+            key: at for key, at in self._streams.items()
+            if not inventory.broker_left(key[0], max(at, seen.get(key[0], at)), now)
+        }  # fmt: skip
+        self._loads = {
+            key: v for key, v in self._loads.items()
+            if not inventory.broker_left(key[0], max(v[1], seen.get(key[0], v[1])), now)
+        }  # fmt: skip
+        self._brokers = {
+            b: v for b, v in self._brokers.items()
+            if not inventory.broker_left(b, max(v[2], seen.get(b, v[2])), now)
+        }  # fmt: skip
+        after = len(self._canary) + len(self._streams) + len(self._loads) + len(self._brokers)
+        return after != before
+
+    def _brokers_seen(self) -> dict[str, float]:
+        """Per broker, the last time anything of it arrived (a record of any of its log
+        streams, its entry in a snapshot)."""
+        seen: dict[str, float] = {}
+        for (broker, _kind), at in self._streams.items():
+            seen[broker] = max(seen.get(broker, at), at)
+        for broker, (_live, _first, last) in self._brokers.items():
+            seen[broker] = max(seen.get(broker, last), last)
+        return seen
 
     def _never_seen_logs(self, now: float) -> list[Signal]:
         out = []
@@ -124,7 +170,7 @@ class Coverage:
         return {
             "canary": [[p, *v] for p, v in self._canary.items()],
             "streams": [[b, k, at] for (b, k), at in self._streams.items()],
-            "loads": [[b, p, *v] for (b, p), v in self._loads.items()],
+            "loads": [[b, p, v[0]] for (b, p), v in self._loads.items()],
             "brokers": [[b, *v] for b, v in self._brokers.items()],
         }
 
@@ -133,6 +179,6 @@ class Coverage:
             int(p): [seen, at, leader] for p, seen, at, leader in state.get("canary", [])
         }
         self._streams = {(b, k): float(at) for b, k, at in state.get("streams", [])}
-        self._loads = {(b, int(p)): [float(at)] for b, p, at in state.get("loads", [])}
+        self._loads = {(b, int(p)): [float(at), float(at)] for b, p, at in state.get("loads", [])}
         self._brokers = {b: [bool(live), f, last] for b, live, f, last in state.get("brokers", [])}
         self._resumed = True

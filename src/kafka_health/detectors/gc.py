@@ -2,7 +2,10 @@
 pauses longer than the broker's session timeout (a pause past it loses the broker's session:
 fencing or a ZooKeeper expiry follows; the timeout is the one the broker's own log states, else
 the configured one: :mod:`kafka_health.detectors.session_timeouts`), and young/mixed pause
-time."""
+time.
+
+The session timeout a broker's log stated is forgotten once the broker left the cluster
+(:meth:`prune`); its pauses leave with the log window."""
 
 from __future__ import annotations
 
@@ -10,6 +13,7 @@ from typing import Any
 
 from kafka_health.config import JobConfig
 from kafka_health.detectors.inputs import Batch
+from kafka_health.detectors.inventory import Inventory
 from kafka_health.detectors.logwindow import LogWindow
 from kafka_health.detectors.session_timeouts import SessionTimeouts
 from kafka_health.model import Signal, labels
@@ -25,6 +29,9 @@ class Gc:
     def fold(self, batch: Batch, now: float) -> None:
         self._timeouts.observe(batch.events)
         self._window.add(batch.events, lambda e: [e.pause_s])
+
+    def prune(self, inventory: Inventory, now: float) -> bool:
+        return self._timeouts.prune(inventory, now)
 
     def signals(self, now: float) -> list[Signal]:
         at = self._window.end_ms() / 1000.0

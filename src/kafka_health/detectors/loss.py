@@ -17,7 +17,11 @@ nor are a partition's while other partitions' probes are read on (seen: a canary
 read partition 0 while partitions 1 and 2 waited for their dead leaders called 5 acks=1
 writes lost that were in the topic). Probes with no verdict after
 :data:`UNJUDGED_AFTER_S` behind the outcomes (the canary topic is not read at all) are dropped
-and counted in ``unjudged``.
+and counted in ``unjudged``. A partition the canary topic no longer has (the board's
+:class:`~kafka_health.detectors.inventory.Inventory`), with no send for
+``job.inventory_ttl_s``, is forgotten with its pending probes (:meth:`prune`); writes found
+lost stay reported for ``loss_report_window_s`` (a loss that happened is not undone by the
+partition's leaving).
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from typing import Any
 
 from kafka_health.config import JobConfig
 from kafka_health.detectors.inputs import UNKNOWN_BROKER, Batch
+from kafka_health.detectors.inventory import Inventory
 from kafka_health.model import Signal, labels
 
 # probe key: (canary_id, partition, seq, acks)
@@ -37,8 +42,9 @@ UNJUDGED_AFTER_S = 900.0
 class Loss:
     name = "loss"
 
-    def __init__(self, job: JobConfig) -> None:
+    def __init__(self, job: JobConfig, canary_topic: str | None = None) -> None:
         self._job = job
+        self._canary_topic = canary_topic
         # key -> [acked, offsets, send_ms, acknowledging broker]
         self._pending: dict[_Key, list[Any]] = {}
         self._watermark_ms: dict[int, int] = {}  # partition -> its watermark
@@ -92,6 +98,22 @@ class Loss:
         entry = self._pending.setdefault(key, [False, [], send_ms, UNKNOWN_BROKER])
         entry[2] = max(entry[2], send_ms)
         return entry
+
+    def prune(self, inventory: Inventory, now: float) -> bool:
+        """Forget the partitions the canary topic no longer has; True if any was."""
+        newest: dict[int, int] = {}
+        for (_source, partition), ms in self._newest.items():
+            newest[partition] = max(newest.get(partition, ms), ms)
+        gone = {
+            p for p, ms in newest.items()
+            if inventory.partition_left(self._canary_topic, p, ms / 1000.0, now)
+        }  # fmt: skip
+        if not gone:
+            return False
+        self._newest = {k: ms for k, ms in self._newest.items() if k[1] not in gone}
+        self._watermark_ms = {p: w for p, w in self._watermark_ms.items() if p not in gone}
+        self._pending = {k: v for k, v in self._pending.items() if k[1] not in gone}
+        return True
 
     def lost_writes(self) -> list[tuple[int, str, int]]:
         """(partition, acks, seq) of every lost acknowledged write still reported."""

@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from kafka_health.config import JobConfig
 from kafka_health.detectors.inputs import LogEvent
+from kafka_health.detectors.inventory import Inventory
 
 SESSION_TIMEOUT_EVENT = "session_timeout"
 
@@ -49,6 +50,14 @@ class SessionTimeouts:
             return seen[0] / 1000.0, "log"
         ms = self._job.session_timeout_ms_by_broker.get(broker, self._job.session_timeout_ms)
         return ms / 1000.0, "config"
+
+    def prune(self, inventory: Inventory, now: float) -> bool:
+        """Forget the brokers that left the cluster (by the time their log stated it)."""
+        gone = [b for b, (_ms, at) in self._seen.items()
+                if inventory.broker_left(b, at / 1000.0, now)]  # fmt: skip
+        for broker in gone:
+            del self._seen[broker]
+        return bool(gone)
 
     def state(self) -> dict[str, Any]:
         return {broker: list(seen) for broker, seen in self._seen.items()}

@@ -28,6 +28,8 @@ class FaultContext:
     """The cluster of the monitor's own topics (None: the single-cluster layout)."""
     notes: dict[str, Any] = field(default_factory=dict)
     injected_at: float = 0.0
+    metrics_port: int = 0
+    """The job's /metrics (the alert service's exporter) on 127.0.0.1 (0: not known)."""
 
     def wait_for_page(
         self, accept: Callable[[Page], bool], timeout_s: float, poll_s: float = 0.2

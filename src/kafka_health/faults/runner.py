@@ -250,6 +250,7 @@ class FaultBench:
             workdir=self.options.workdir,
             say=self.say,
             transport=self.transport,
+            metrics_port=self.metrics_port,
         )
 
     def _write_configs(self, cluster: LocalCluster, receiver_url: str) -> None:

@@ -146,6 +146,7 @@ class MonitorJob:
             stale_after=stale_after(config),
             reachability=config.reachability,
             transport=transport_pinged(config),
+            canary_topic=config.topics.canary,
         )
         self.health = JobHealth()
         self.health.set_source_reads(QUERY, SOURCE_READS)
@@ -255,6 +256,7 @@ class MonitorJob:
         with timer.step("fold"):
             folded = self.board.fold(batch_id, decoded.batch, query=CANARY_QUERY)
         if folded:
+            self.rejected_counts.add(decoded.rejected)  # probes: counted, left in their topic
             with timer.step("save"):
                 self._save_if_due(CANARY_QUERY)
             with timer.step("publish"):
@@ -311,7 +313,7 @@ class MonitorJob:
         with timer.step("fold"), self._state_lock:  # counts and batch id move together
             self.board.fold(batch_id, decoded.batch)
             self.parse_counts.add(decoded.counts)
-            self.rejected_counts.add(decoded.rejected)
+            self.rejected_counts.add(decoded.rejected, decoded.log_rejected)
         with timer.step("save"):
             self._save_if_due(QUERY)
         with timer.step("publish"):
@@ -524,7 +526,7 @@ class MonitorJob:
         read_to = self._folds.read_to_cap(self.health.read_to(QUERY))
         if read_to is not None:
             own.append(Signal(LOGS_READ_SIGNAL, (), read_to, time.time()))
-        return self.board.signals() + own
+        return self.board.signals() + own + self.rejected_counts.signals()
 
     def publish(self) -> None:
         """Hand the current signals to every sink (after each batch and on each tick): as an
@@ -596,7 +598,7 @@ class MonitorJob:
         monitored cluster's, and a separate transport's."""
         if not (self.config.reachability.enabled and self.config.kafka.bootstrap_servers):
             return []
-        pings = [BrokerPings(self.config, self.board)]
+        pings = [BrokerPings(self.config, self.board, on_evidence=self.publisher.soon)]
         if self.board.transport is not None:
             roster = self.board.transport_roster()
             transport = self.config.transport_kafka()

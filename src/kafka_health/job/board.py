@@ -5,6 +5,14 @@ the batch id, so a batch Spark replays after a crash changes nothing); the alert
 the exporter read :meth:`SignalBoard.signals`, which every detector evaluates at the current
 time, so silences show on the driver's tick with no new data. :meth:`state` / :meth:`restore`
 carry the whole state with the batch id it includes. No Spark import.
+
+The board also keeps the cluster's :class:`~kafka_health.detectors.inventory.Inventory` (which
+brokers are registered or hold replicas, which partitions the canary topic has, from the
+prober's snapshots and the driver's listing) and, after each fold and listing, prunes every
+detector that keeps per-broker, per-partition or per-stream state against it
+(``prune(inventory, now)``): a subject gone from the cluster, and not seen for
+``job.inventory_ttl_s``, leaves the detectors, so its series leave the snapshot the job
+publishes and their alerts resolve.
 """
 
 from __future__ import annotations
@@ -23,6 +31,7 @@ from kafka_health.detectors.elections import Elections, distinct_elections
 from kafka_health.detectors.gc import Gc
 from kafka_health.detectors.incidents import INCIDENT_SIGNALS, Incidents
 from kafka_health.detectors.inputs import Batch
+from kafka_health.detectors.inventory import Inventory
 from kafka_health.detectors.isr import MAX_LISTED, Isr
 from kafka_health.detectors.logwindow import shipping_clock
 from kafka_health.detectors.loss import Loss
@@ -30,9 +39,11 @@ from kafka_health.detectors.reachability import Reachability
 from kafka_health.detectors.transport import TransportReachability
 from kafka_health.detectors.windows import current_window_end_ms
 from kafka_health.detectors.write_path import WritePath
+from kafka_health.kafka_config import TopicsConfig
 from kafka_health.model import SIGNAL_SOURCE, Signal, labels
 from kafka_health.reachability.config import ReachabilityConfig
 from kafka_health.reachability.ping import Address, Ping
+from kafka_health.reachability.shutdown_evidence import Evidence
 
 __all__ = ["INCIDENT_SIGNALS", "LOGGED_KINDS", "MAX_LISTED", "SignalBoard", "distinct_elections"]
 
@@ -96,6 +107,12 @@ class Detector(Protocol):
     def restore(self, state: dict[str, Any]) -> None: ...
 
 
+class Pruned(Protocol):
+    """A detector whose per-broker, per-partition or per-stream state follows the cluster."""
+
+    def prune(self, inventory: Inventory, now: float) -> bool: ...
+
+
 class SignalBoard:
     """Current signals from the detectors' state.
 
@@ -121,9 +138,11 @@ class SignalBoard:
         live: bool = False,
         reachability: ReachabilityConfig | None = None,
         transport: list[str] | None = None,
+        canary_topic: str = TopicsConfig.canary,
     ) -> None:
         self.live = live
-        pings_stale_after = reachability_stale_after(reachability or ReachabilityConfig())
+        settings = reachability or ReachabilityConfig()
+        pings_stale_after = reachability_stale_after(settings)
         self._stale_after = stale_after or {
             "canary": 2 * job.trigger_interval_s + 3.0,
             "cluster_state": 2 * job.trigger_interval_s + 30.0,
@@ -143,13 +162,23 @@ class SignalBoard:
         self._clock = clock
         self._lock = threading.Lock()
         self.write_path = WritePath(job)
-        self.loss = Loss(job)
+        self.loss = Loss(job, canary_topic)
         self.isr = Isr(job)
         self.reachability = Reachability(reachability)
+        self.coverage = Coverage(job, canary_topic)
+        self.broker_failures = BrokerFailures(job)
+        self.gc = Gc(job)
         self.detectors: list[Detector] = [
-            self.write_path, self.loss, self.isr, Elections(job), Gc(job), Incidents(job),
-            BrokerFailures(job), Coverage(job), self.reachability,
+            self.write_path, self.loss, self.isr, Elections(job), self.gc, Incidents(job),
+            self.broker_failures, self.coverage, self.reachability,
         ]  # fmt: skip
+        # What the cluster still has (brokers, the canary topic's partitions), and the
+        # detectors whose state is pruned against it. The write path, ISR views, elections,
+        # incidents and GC pauses hold windows or snapshot views that expire on their own.
+        # With no prober, a broker the listing lost is gone only after forget_after_s: only
+        # a snapshot tells a dead broker that still holds replicas.
+        self.inventory = Inventory(job.inventory_ttl_s, settings.forget_after_s, [canary_topic])
+        self._pruned: list[Pruned] = [self.coverage, self.loss, self.broker_failures, self.gc]
         # A separate transport's brokers, pinged as the monitored ones are.
         self.transport = TransportReachability(transport, reachability) if transport else None
         if self.transport is not None:
@@ -196,6 +225,9 @@ class SignalBoard:
             for detector in self.detectors:
                 if query == MONITOR_QUERY or detector.name in PROBE_READERS:
                     detector.fold(batch, at)
+            if query == MONITOR_QUERY:
+                self.inventory.observe(batch.cluster)
+                self._prune(at)
             self._observe_batch(batch)
             self.batch_ids[query] = batch_id
             if query in self._reading_since:
@@ -211,6 +243,14 @@ class SignalBoard:
         :class:`~kafka_health.reachability.pinger.BrokerPings`)."""
         with self._lock:
             self.reachability.listed(brokers, now)
+            self.inventory.listed(brokers, now)
+            self._prune(now)
+
+    def _prune(self, now: float) -> None:
+        """Every pruned detector against the inventory (see the module docstring)."""
+        for detector in self._pruned:
+            detector.prune(self.inventory, now)
+        self.inventory.forget_departed(now)
 
     def answered(self, pings: list[Ping]) -> None:
         """Pings' outcomes, as they come (not folded per batch: they need no Spark)."""
@@ -223,6 +263,11 @@ class SignalBoard:
     def ping_targets(self) -> dict[int, Address]:
         with self._lock:
             return self.reachability.targets()
+
+    def shutdown_evidence(self, evidence: Evidence) -> None:
+        """The metadata's verdict on a broker whose port just refused (from the pings)."""
+        with self._lock:
+            self.reachability.evidence(evidence)
 
     def transport_roster(self) -> TransportRoster:
         """Where the pings of the transport's brokers go (with a separate transport)."""
@@ -326,6 +371,7 @@ class SignalBoard:
                 "batch_ids": dict(self.batch_ids),
                 "detectors": {d.name: d.state() for d in self.detectors},
                 "controller": self.controller.state(),
+                "inventory": self.inventory.state(),
             }
 
     def restore(self, state: dict[str, Any]) -> None:
@@ -337,6 +383,7 @@ class SignalBoard:
             for detector in self.detectors:
                 detector.restore(saved.get(detector.name, {}))
             self.controller.restore(state.get("controller", {}))
+            self.inventory.restore(state.get("inventory", {}))  # none before the inventory
 
 
 class TransportRoster:

@@ -36,6 +36,13 @@ class JobConfig:
     coordinator_load_stuck_s: float = 300.0
     log_silence_s: float = 300.0
     isr_expire_after_s: float = 60.0
+    inventory_ttl_s: float = 300.0
+    """A broker that is no longer registered and holds no replica, a partition the canary topic
+    no longer has, a log stream of such a broker: once gone from the cluster's descriptions
+    (the prober's snapshots, the driver's listing) and unseen this long, the detectors forget
+    it and its alerts resolve (detectors/inventory). Shorter than the maintenance window a
+    decommission's controlled shutdown opens (alerting.maintenance_window_s, 900 s), so that
+    the leaving broker's muted alerts resolve before they could page."""
     session_timeout_ms: int = 18_000
     session_timeout_ms_by_broker: dict[str, int] = field(default_factory=dict)
     restart_backoff_initial_s: float = 2.0
@@ -70,6 +77,13 @@ class JobConfig:
         for name in positive:
             if getattr(self, name) <= 0:
                 problems.append(ConfigProblem(f"{path}.{name}", "must be positive"))
+        if self.inventory_ttl_s < 30:
+            problems.append(
+                ConfigProblem(
+                    f"{path}.inventory_ttl_s",
+                    "must be at least 30 (a few of the prober's snapshots and listings)",
+                )
+            )
         if self.watermark_s < 0:
             problems.append(ConfigProblem(f"{path}.watermark_s", "must not be negative"))
         if self.slide_s > self.window_s:

@@ -97,3 +97,32 @@ def test_plan(
     why: str,
 ) -> None:
     assert plan_topic(config, live, current, configs, running) == expected, why
+
+
+def test_a_broker_gone_for_good_is_not_waited_for_and_its_replicas_move() -> None:
+    """Broker 3 died or was unregistered without the canary topic moved off it: a restart
+    (not departed) keeps the layout; once it is departed, the replicas move to the live
+    brokers, each of which still leads a partition."""
+    kept = plan_topic(AUTO, [1, 2], HEALTHY, GOOD_CONFIGS, False)
+    assert kept.reassign == {} and kept.notes == ["2 of 3 expected brokers live: layout kept"]
+    moved = plan_topic(AUTO, [1, 2], HEALTHY, GOOD_CONFIGS, False, departed={3})
+    assert moved.reassign == {0: [1, 2], 1: [2, 1], 2: [1, 2]}
+    assert all(3 not in replicas for replicas in moved.reassign.values())
+
+
+def test_the_topic_manager_calls_a_broker_departed_only_after_gone_after_s() -> None:
+    """A layout broker missing from the registered brokers (fenced ones are registered) is
+    departed once it has been missing ``gone_after_s``; seen registered again, it starts over."""
+    from kafka_health.canary.topic import TopicManager
+
+    now = [0.0]
+    manager = TopicManager(lambda: None, "t", AUTO, gone_after_s=300.0, clock=lambda: now[0])
+    assert manager.departed({1, 2}, HEALTHY) == set()
+    now[0] = 299.0
+    assert manager.departed({1, 2}, HEALTHY) == set()
+    now[0] = 300.0
+    assert manager.departed({1, 2}, HEALTHY) == {3}
+    now[0] = 310.0
+    assert manager.departed({1, 2, 3}, HEALTHY) == set()
+    now[0] = 320.0
+    assert manager.departed({1, 2}, HEALTHY) == set(), "missing again: counted from now"

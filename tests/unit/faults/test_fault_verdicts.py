@@ -143,13 +143,14 @@ def test_every_scenario_names_what_it_expects() -> None:
     wanted = {
         "broker-kill", "broker-freeze", "gc-pause", "two-brokers-down", "cluster-down",
         "acks1-loss", "rolling-restart", "receiver-outage", "monitor-kill", "monitor-kills",
-        "transport-down", "transport-freeze", "slow-restart",
+        "transport-down", "transport-freeze", "slow-restart", "broker-decommission",
     }  # fmt: skip
     assert set(SCENARIOS) == wanted
-    assert list(SCENARIOS)[-1] == "rolling-restart"
+    assert list(SCENARIOS)[-2:] == ["rolling-restart", "broker-decommission"]
+    silent = ("rolling-restart", "slow-restart", "broker-decommission")
     for scenario in SCENARIOS.values():
         assert scenario.describe_expected()
-        assert scenario.expects_page == (scenario.name not in ("rolling-restart", "slow-restart"))
+        assert scenario.expects_page == (scenario.name not in silent)
 
 
 def test_a_blind_monitor_is_the_page_of_a_transport_fault_and_a_broker_page_is_not() -> None:
