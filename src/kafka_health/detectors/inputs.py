@@ -6,7 +6,9 @@ the few canary and cluster-state records reach Python); tests build them by hand
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any
 
 UNKNOWN_BROKER = "unknown"
 """The ``broker_id`` of a probe whose leader the canary did not know at send time."""
@@ -82,6 +84,16 @@ class LogEvent:
     pause_s: float | None = None
     subject_broker_id: int | None = None
     session_timeout_ms: int | None = None
+
+    @classmethod
+    def from_record(cls, record: Mapping[str, Any]) -> LogEvent:
+        """The event of a parsed record (its JSON object, or a Spark row as a dict), each
+        field by its name: one it lacks is None (``type`` it must have)."""
+        values: dict[str, Any] = {f.name: record.get(f.name) for f in fields(cls)}
+        values["type"] = record["type"]
+        isr = values["isr_after"]
+        values["isr_after"] = None if isr is None else tuple(isr)
+        return cls(**values)
 
 
 @dataclass(frozen=True)

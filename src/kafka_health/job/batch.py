@@ -18,7 +18,7 @@ The canary topic lives on the monitored cluster and is read by a second query
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -67,10 +67,9 @@ cost in Spark, and a Python ``Row`` apiece on the driver (BENCHMARKS.md)."""
 RECORD_SEPARATOR = "\x01"
 """Between a listed record's partition, offset and payload (``partition\x01offset\x01payload``;
 the two numbers hold no separator, so the payload may)."""
-EVENT_COLUMNS = (
-    "type", "broker_id", "event_ms", "topic", "partition", "leader", "leader_epoch", "isr_after",
-    "pause_s", "subject_broker_id", "session_timeout_ms",
-)  # fmt: skip
+EVENT_COLUMNS = tuple(f.name for f in fields(LogEvent))
+"""The parse's columns an event brings to the detectors: :class:`LogEvent`'s fields, each a
+column of :func:`~kafka_health.parsing.events.parse_entries` of the same name."""
 
 
 @dataclass
@@ -413,12 +412,4 @@ def _append(b: Batch, tag: str, d: dict[str, Any]) -> None:
             )
         )  # fmt: skip
     elif tag == "event":
-        isr = d.get("isr_after")
-        b.events.append(
-            LogEvent(
-                d["type"], d.get("broker_id"), d.get("event_ms"), d.get("topic"),
-                d.get("partition"), d.get("leader"), d.get("leader_epoch"),
-                None if isr is None else tuple(isr), d.get("pause_s"),
-                d.get("subject_broker_id"), d.get("session_timeout_ms"),
-            )
-        )  # fmt: skip
+        b.events.append(LogEvent.from_record(d))

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from kafka_health.config import MonitorConfig
 from kafka_health.detectors.inputs import LogEvent
@@ -90,15 +90,9 @@ def read_events(
     wanted = parsed.where((F.col("outcome") == "event") & F.col("type").isin(*DETECTED_TYPES))
     head = F.substring_index(F.col("message"), "\n", 1)
     rows = wanted.select(*EVENT_COLUMNS, "file", "line", head.alias("head")).collect()
-    out = [SourcedEvent(_event(r), r["file"], int(r["line"]), r["head"][:2000]) for r in rows]
+    out = [
+        SourcedEvent(LogEvent.from_record(r.asDict()), r["file"], int(r["line"]), r["head"][:2000])
+        for r in rows
+    ]
     out.sort(key=lambda s: (s.event.event_ms or 0, s.file, s.line))
     return out
-
-
-def _event(r: Any) -> LogEvent:
-    isr = r["isr_after"]
-    return LogEvent(
-        r["type"], r["broker_id"], r["event_ms"], r["topic"], r["partition"], r["leader"],
-        r["leader_epoch"], None if isr is None else tuple(isr), r["pause_s"],
-        r["subject_broker_id"], r["session_timeout_ms"],
-    )  # fmt: skip

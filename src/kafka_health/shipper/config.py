@@ -20,7 +20,9 @@ class ShipperFileConfig:
     glob: str | None = None
     multiline_start: str | None = None
     """Regex matching the first line of an entry; other lines join the entry before them.
-    Default: the layout of ``kind`` (``[yyyy-MM-dd ...`` for log4j files, GC decorators)."""
+    Default: the parse's own (:data:`kafka_health.parsing.patterns.ENTRY_START`, a timestamp,
+    a bracketed decorator, a JDK 8 uptime stamp, a JSON layout's ``{``, a level word), so that
+    the live path and replay join a file's lines alike."""
 
     @property
     def pattern(self) -> str:

@@ -1,9 +1,10 @@
 """Join continuation lines (stack traces, JDK 8 GC detail blocks) to the entry they belong to.
 
-An entry starts with a line matching the file kind's start pattern; the lines after it that do
-not match are its continuation, joined with ``"\\n"``. An entry is emitted when the next entry
-starts, when no line arrived for ``flush_timeout_s``, or when adding a line would pass
-``max_entry_bytes`` (then the line starts a new entry: nothing is dropped, the entry is split).
+An entry starts with a line matching the start pattern (the parse's own, whatever the file's
+kind, unless the file's config names another); the lines after it that do not match are its
+continuation, joined with ``"\\n"``. An entry is emitted when the next entry starts, when no
+line arrived for ``flush_timeout_s``, or when adding a line would pass ``max_entry_bytes``
+(then the line starts a new entry: nothing is dropped, the entry is split).
 A line longer than the bound arrives from the tailer in pieces; each piece is its own entry.
 """
 
@@ -12,27 +13,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from kafka_health.parsing.patterns import ENTRY_START
 from kafka_health.shipper.tailer import Line
 
-LOG4J_START = r"^\[\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}"
-"""Kafka's log4j layout ``[%d] %p %m (%c)%n``: ``[2026-11-22 10:00:00,123] INFO ...``."""
 
-NOT_INDENTED = r"^\S"
-"""GC logs: unified ``-Xlog`` lines start with ``[``; JDK 8 entries with a date or uptime and
-their detail blocks (``   [Parallel Time: ...``, `` [Times: ...``) are indented."""
-
-DEFAULT_START: dict[str, str] = {
-    "server": LOG4J_START,
-    "controller": LOG4J_START,
-    "state-change": LOG4J_START,
-    "gc": NOT_INDENTED,
-    "other": NOT_INDENTED,
-}
-
-
-def start_pattern(kind: str, override: str | None = None) -> re.Pattern[bytes]:
-    """The compiled start-of-entry pattern of a file kind (or the configured override)."""
-    return re.compile((override or DEFAULT_START[kind]).encode())
+def start_pattern(override: str | None = None) -> re.Pattern[bytes]:
+    """The compiled start-of-entry pattern: the configured override, else the parse's own
+    :data:`~kafka_health.parsing.patterns.ENTRY_START`, so that the live path joins a file's
+    lines into the entries replay (:func:`~kafka_health.parsing.offline.join_entries`) joins."""
+    return re.compile((override or ENTRY_START).encode())
 
 
 @dataclass(frozen=True)

@@ -195,7 +195,7 @@ class Shipper:
         if state is None:
             info = self._infos[tailed.source.key]
             joiner = Joiner(
-                start_pattern(info.kind, info.multiline_start),
+                start_pattern(info.multiline_start),
                 self.config.max_entry_bytes,
                 self.config.flush_timeout_s,
             )

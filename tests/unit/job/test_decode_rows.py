@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from dataclasses import asdict, fields
 from typing import Any
 
-from kafka_health.detectors.inputs import LogStream
-from kafka_health.job.batch import RECORD_SEPARATOR, ParseCount, decode_rows
+from kafka_health.detectors.inputs import LogEvent, LogStream
+from kafka_health.job.batch import EVENT_COLUMNS, RECORD_SEPARATOR, ParseCount, decode_rows
 from kafka_health.job.schemas import CLUSTER_STATE_SCHEMA_ID, RESULT_SCHEMA_ID
+from kafka_health.parsing.events import EVENT_FIELDS
 
 
 def log_row(outcome: str, reason: str | None, type_: str | None, broker: str | None,
@@ -205,3 +207,17 @@ def test_the_log_records_newest_shipping_time_is_kept_no_later_than_now() -> Non
     assert decode_rows(rows, now_ms=8_000).batch.log_shipped_ms == 8_000
     assert decode_rows(rows[2:]).batch.log_shipped_ms is None
     assert decode_rows([r[:10] for r in rows]).batch.log_shipped_ms is None
+
+
+def test_every_field_of_an_event_is_a_column_of_the_parse_and_is_decoded_by_its_name() -> None:
+    """EVENT_COLUMNS is LogEvent's fields: each must be a column the parse gives (the job
+    selects them by name), and a record's every value must land in the field of its name."""
+    assert tuple(f.name for f in fields(LogEvent)) == EVENT_COLUMNS
+    parse_columns = {"type", "event_ms", *EVENT_FIELDS}
+    assert [c for c in EVENT_COLUMNS if c not in parse_columns] == []
+    record: dict[str, Any] = {name: f"{name}-value" for name in EVENT_COLUMNS}  # legal topic
+    record["isr_after"] = [1, 2]
+    (event,) = decode_rows(
+        [log_row("event", None, "x", "1", "server", 1, 1, event=record)]
+    ).batch.events
+    assert asdict(event) == {**record, "isr_after": (1, 2)}

@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import re
+from itertools import accumulate
+from pathlib import Path
+
 import pytest
 
+from kafka_health.parsing.patterns import ENTRY_START
 from kafka_health.shipper.multiline import Joiner, start_pattern
 from kafka_health.shipper.tailer import Line
+
+FIXTURES = Path(__file__).parents[2] / "fixtures" / "logs"
 
 
 def lines_of(*texts: str) -> list[Line]:
@@ -46,13 +53,13 @@ XLOG = [
         ("gc", JDK8_G1, [5, 1], "JDK 8 detail blocks are indented under their GC entry"),
         ("gc", XLOG, [1, 1], "every unified-logging (-Xlog) line is an entry"),
         ("server", ["orphan continuation", STACK[0]], [1, 1], "no entry before: on its own"),
-        ("other", ["a", " b", "c"], [2, 1], "other files: indented lines continue"),
+        ("other", ["INFO a", " b", "WARN c"], [2, 1], "other files: as the parse splits them"),
     ],
 )
 def test_continuation_lines_join_their_entry(
     kind: str, texts: list[str], expected_lines: list[int], reason: str
 ) -> None:
-    joiner = Joiner(start_pattern(kind), max_entry_bytes=64 * 1024, flush_timeout_s=1.0)
+    joiner = Joiner(start_pattern(), max_entry_bytes=64 * 1024, flush_timeout_s=1.0)
     entries = joiner.feed(lines_of(*texts), now=0.0) + joiner.flush()
     assert [e.lines for e in entries] == expected_lines, reason
     assert "\n".join(e.data.decode() for e in entries) == "\n".join(texts), "nothing lost"
@@ -60,7 +67,7 @@ def test_continuation_lines_join_their_entry(
 
 
 def test_the_pending_entry_is_flushed_after_the_timeout_only() -> None:
-    joiner = Joiner(start_pattern("server"), max_entry_bytes=64 * 1024, flush_timeout_s=2.0)
+    joiner = Joiner(start_pattern(), max_entry_bytes=64 * 1024, flush_timeout_s=2.0)
     assert joiner.feed(lines_of(*STACK[:3]), now=10.0) == []
     assert joiner.flush_due(now=11.9) == [], "a continuation line may still come"
     assert joiner.pending_offset == 0
@@ -69,7 +76,7 @@ def test_the_pending_entry_is_flushed_after_the_timeout_only() -> None:
 
 
 def test_an_entry_past_the_size_bound_is_split_not_truncated() -> None:
-    joiner = Joiner(start_pattern("server"), max_entry_bytes=1024, flush_timeout_s=1.0)
+    joiner = Joiner(start_pattern(), max_entry_bytes=1024, flush_timeout_s=1.0)
     texts = [STACK[0]] + [f"\tat frame.number{i}(Some.java:{i})" for i in range(100)]
     entries = joiner.feed(lines_of(*texts), now=0.0) + joiner.flush()
     assert len(entries) > 1
@@ -79,7 +86,7 @@ def test_an_entry_past_the_size_bound_is_split_not_truncated() -> None:
 
 
 def test_pieces_of_an_over_long_line_are_entries_of_their_own() -> None:
-    joiner = Joiner(start_pattern("server"), max_entry_bytes=1024, flush_timeout_s=1.0)
+    joiner = Joiner(start_pattern(), max_entry_bytes=1024, flush_timeout_s=1.0)
     pieces = [
         Line(0, 10, STACK[0].encode()),
         Line(10, 1034, b"x" * 1024, complete=False),
@@ -88,3 +95,15 @@ def test_pieces_of_an_over_long_line_are_entries_of_their_own() -> None:
     ]
     entries = joiner.feed(pieces, now=0.0) + joiner.flush()
     assert [e.data[:5] for e in entries] == [b"[2026", b"xxxxx", b"yyyyy", b"\tat n"]
+
+
+@pytest.mark.parametrize("fixture", sorted(p.name for p in FIXTURES.glob("*.log")))
+def test_entries_start_where_replay_starts_them(fixture: str) -> None:
+    """The live path (this joiner) and replay (``parsing.offline.join_entries``: a file's first
+    line, or a line matching the parse's ENTRY_START) split a file into the same entries."""
+    texts = (FIXTURES / fixture).read_text().splitlines()
+    replay_starts = [i for i, t in enumerate(texts) if i == 0 or re.match(ENTRY_START, t)]
+    joiner = Joiner(start_pattern(), max_entry_bytes=1 << 20, flush_timeout_s=1.0)
+    entries = joiner.feed(lines_of(*texts), now=0.0) + joiner.flush()
+    firsts = list(accumulate([e.lines for e in entries[:-1]], initial=0))
+    assert firsts == replay_starts
