@@ -1,12 +1,13 @@
 """Declared maintenance: an operator, or a deploy's automation, says a broker is being worked on.
 
 ``kafka-health maintenance start --broker N --for 10m`` writes ``<state_dir>/maintenance.json``
-(atomically, under a lock file so that two deploys starting at once keep each other's entry);
-the running alert service re-reads it when it changes, at each evaluation, as it does
-``silences.json``. While a broker is in declared maintenance, the alerts a controlled shutdown's
-maintenance mutes (:mod:`~.maintenance`) are muted for it, at once: the declaration is
-authoritative, nothing waits for the broker logs, so a restart inside it never pages. When it
-ends (its expiry, or ``maintenance end``), a symptom still holding pages as usual.
+(atomically, under a lock file so that two deploys starting at once keep each other's entry:
+:mod:`~.state_list`); the running alert service re-reads it when it changes, at each
+evaluation, as it does ``silences.json``. While a broker is in declared maintenance, the
+alerts a controlled shutdown's maintenance mutes (:mod:`~.maintenance`) are muted for it, at
+once: the declaration is authoritative, nothing waits for the broker logs, so a restart inside
+it never pages. When it ends (its expiry, or ``maintenance end``), a symptom still holding
+pages as usual.
 
 The file is bounded: at most :data:`MAX_ENTRIES` entries, each at most :data:`MAX_DURATION_S`
 long, for a broker id of Kafka's (an int32 ≥ 0). A malformed entry (a hand edit) is skipped
@@ -18,15 +19,13 @@ then pruned by the next write.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import logging
-import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kafka_health.alerting.persist import read_json, write_json
 from kafka_health.alerting.silence import format_time
+from kafka_health.alerting.state_list import JsonListFile, JsonListStore, epoch_seconds
 
 log = logging.getLogger(__name__)
 
@@ -50,15 +49,6 @@ def parse_broker_id(value: object) -> int:
     if not text.isascii() or not text.isdigit() or int(text) > MAX_BROKER_ID:
         raise ValueError(f"{value!r} is not a broker id (an integer from 0 to {MAX_BROKER_ID})")
     return int(text)
-
-
-def _epoch(value: object, key: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValueError(f"{key!r} is not a number")
-    number = float(value)
-    if not math.isfinite(number):
-        raise ValueError(f"{key!r} is not a finite number")
-    return number
 
 
 @dataclass(frozen=True)
@@ -92,7 +82,8 @@ class DeclaredWindow:
             if key not in data:
                 raise ValueError(f"no {key!r}")
         broker = parse_broker_id(data["broker_id"])
-        starts, ends = _epoch(data["starts_at"], "starts_at"), _epoch(data["ends_at"], "ends_at")
+        starts = epoch_seconds(data["starts_at"], "starts_at")
+        ends = epoch_seconds(data["ends_at"], "ends_at")
         if ends <= starts:
             raise ValueError("'ends_at' is not after 'starts_at'")
         if ends - starts > MAX_DURATION_S:
@@ -106,67 +97,31 @@ class DeclaredWindow:
         )
 
 
-def _entry_name(index: int, entry: object) -> str:
-    name = f"#{index}"
-    if isinstance(entry, Mapping) and isinstance(entry.get("broker_id"), int | str):
-        name += f" (broker {str(entry['broker_id'])[:20]!r})"
-    return name
-
-
 @dataclass
-class DeclaredMaintenance:
+class DeclaredMaintenance(JsonListStore[DeclaredWindow]):
     """The windows of ``path``, re-read when the file changes (the service only reads)."""
 
     path: Path
-    skipped: int = 0
-    """Malformed entries in the file as last read (each logged with its index)."""
-    skipped_total: int = 0
     announce: bool = False
     """Log each window as it is first read (the service; not the command)."""
-    _windows: list[DeclaredWindow] = field(default_factory=list)
-    _malformed: list[object] = field(default_factory=list)
-    _stamp: tuple[int, int] | None = None
+    _file: JsonListFile[DeclaredWindow] = field(init=False)
     _seen: set[DeclaredWindow] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        self._file = JsonListFile(
+            self.path, "maintenance", "maintenance", DeclaredWindow.from_json, log,
+            "broker_id", "broker", 20, max_entries=MAX_ENTRIES,
+        )  # fmt: skip
+
+    @property
+    def _windows(self) -> list[DeclaredWindow]:
+        return self._file.entries
 
     def reload(self) -> None:
         """Re-read the file if it changed since the last read."""
-        try:
-            st = self.path.stat()
-            stamp: tuple[int, int] | None = (st.st_mtime_ns, st.st_size)
-        except FileNotFoundError:
-            stamp = None
-        if stamp == self._stamp:
+        if not self._file.reload():
             return
-        self._stamp = stamp
-        try:
-            raw = read_json(self.path, {"maintenance": []})
-        except OSError as exc:  # a directory, no permission: the service goes on without it
-            log.warning("%s: cannot be read (%s): no maintenance loaded from it", self.path, exc)
-            raw = {"maintenance": []}
-        self._load(raw)
-
-    def _load(self, raw: object) -> None:
-        entries = raw.get("maintenance", []) if isinstance(raw, Mapping) else None
-        unreadable = not isinstance(entries, list)
-        if not isinstance(entries, list):
-            log.warning("%s: no list 'maintenance' in it: no maintenance loaded from it", self.path)
-            entries = []
-        if len(entries) > MAX_ENTRIES:
-            log.warning(
-                "%s: %d entries, only the first %d read", self.path, len(entries), MAX_ENTRIES
-            )
-            entries = entries[:MAX_ENTRIES]
-        windows: list[DeclaredWindow] = []
-        malformed: list[object] = []
-        for i, entry in enumerate(entries):
-            try:
-                windows.append(DeclaredWindow.from_json(entry))
-            except ValueError as exc:
-                malformed.append(entry)
-                log.warning(
-                    "%s: maintenance %s skipped, malformed: %s", self.path, _entry_name(i, entry),
-                    exc,
-                )  # fmt: skip
+        windows = self._file.entries
         for w in windows if self.announce else []:
             if w not in self._seen:
                 log.info(
@@ -175,9 +130,6 @@ class DeclaredMaintenance:
                     f" ({w.comment})" if w.comment else "",
                 )  # fmt: skip
         self._seen = set(windows)
-        self._windows, self._malformed = windows, malformed
-        self.skipped = len(malformed) + unreadable
-        self.skipped_total += self.skipped
 
     def windows(self) -> list[DeclaredWindow]:
         return list(self._windows)
@@ -238,15 +190,9 @@ class DeclaredMaintenance:
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
         """The file's lock (another ``maintenance`` command waits), and its current content."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.path.with_name(self.path.name + ".lock"), "a") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            try:
-                self._stamp = None
-                self.reload()
-                yield
-            finally:
-                fcntl.flock(lock, fcntl.LOCK_UN)
+        with self._file.locked():
+            self.reload()
+            yield
 
     def _write(self, windows: list[DeclaredWindow], now: float) -> None:
         kept = [w for w in windows if w.ends_at > now - KEEP_ENDED_S]
@@ -256,7 +202,5 @@ class DeclaredMaintenance:
             kept = [w for w in kept if w not in drop]
         if len(kept) > MAX_ENTRIES:
             raise ValueError(f"{len(kept)} brokers in maintenance: at most {MAX_ENTRIES}")
-        malformed = self._malformed[: MAX_ENTRIES - len(kept)]
-        write_json(self.path, {"maintenance": [*(w.to_json() for w in kept), *malformed]})
-        self._stamp = None
+        self._file.write([w.to_json() for w in kept])
         self.reload()

@@ -1,14 +1,14 @@
 """Silences: label matchers with an expiry, from the config and from ``kafka-health silence``.
 
-The command writes ``<state_dir>/silences.json`` (atomically); the running service re-reads it
-when it changes. Matchers use Alertmanager's syntax: ``name="value"``, ``!=``, ``=~`` and
-``!~`` (regular expressions match the whole value); quotes are optional.
+The command writes ``<state_dir>/silences.json`` (atomically, under a lock file:
+:mod:`~.state_list`); the running service re-reads it when it changes. Matchers use
+Alertmanager's syntax: ``name="value"``, ``!=``, ``=~`` and ``!~`` (regular expressions match
+the whole value); quotes are optional.
 """
 
 from __future__ import annotations
 
 import logging
-import math
 import re
 import uuid
 from collections.abc import Iterable, Mapping
@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
-from kafka_health.alerting.persist import read_json, write_json
+from kafka_health.alerting.state_list import JsonListFile, JsonListStore, epoch_seconds
 
 log = logging.getLogger(__name__)
 
@@ -116,83 +116,32 @@ class Silence:
         return Silence(
             id=str(data["id"]),
             matchers=tuple(parse_matcher(str(m)) for m in matchers),
-            starts_at=_epoch(data["starts_at"], "starts_at"),
-            ends_at=_epoch(data["ends_at"], "ends_at"),
+            starts_at=epoch_seconds(data["starts_at"], "starts_at", text=True),
+            ends_at=epoch_seconds(data["ends_at"], "ends_at", text=True),
             comment=str(data.get("comment", "")),
             created_by=str(data.get("created_by", "")),
         )
 
 
-def _epoch(value: object, key: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float | str):
-        raise ValueError(f"{key!r} is not a number")
-    try:
-        number = float(value)
-    except ValueError:
-        raise ValueError(f"{key!r} is not a number") from None
-    if not math.isfinite(number):
-        raise ValueError(f"{key!r} is not a finite number")
-    return number
-
-
-def _entry_name(index: int, entry: object) -> str:
-    """``#index`` and the id when the entry has one (shortened: the file is hand-editable)."""
-    name = f"#{index}"
-    if isinstance(entry, Mapping) and isinstance(entry.get("id"), str | int):
-        name += f" (id {str(entry['id'])[:40]!r})"
-    return name
-
-
 @dataclass
-class SilenceStore:
+class SilenceStore(JsonListStore[Silence]):
     """The silences of the config plus those in ``path``, re-read when the file changes."""
 
     path: Path
     configured: list[Silence] = field(default_factory=list)
-    skipped: int = 0
-    """Malformed entries in the file as last read (each logged with its index and id)."""
-    skipped_total: int = 0
-    """Malformed entries skipped by every read so far (a changed file is read again)."""
-    _stored: list[Silence] = field(default_factory=list)
-    _malformed: list[object] = field(default_factory=list)
-    """The malformed entries as they are: written back, an operator's typo is not erased."""
-    _stamp: tuple[int, int] | None = None
+    _file: JsonListFile[Silence] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self._file = JsonListFile(
+            self.path, "silences", "silence", Silence.from_json, log, "id", "id", 40
+        )
 
     def reload(self) -> None:
         """Re-read the file if it changed since the last read."""
-        try:
-            st = self.path.stat()
-            stamp: tuple[int, int] | None = (st.st_mtime_ns, st.st_size)
-        except FileNotFoundError:
-            stamp = None
-        if stamp == self._stamp:
-            return
-        self._stamp = stamp
-        self._load(read_json(self.path, {"silences": []}))
-
-    def _load(self, raw: object) -> None:
-        """Every well-formed silence of the file; each malformed one skipped, logged, counted."""
-        entries = raw.get("silences", []) if isinstance(raw, Mapping) else None
-        stored: list[Silence] = []
-        malformed: list[object] = []
-        unreadable = not isinstance(entries, list)  # the whole file counts as one
-        if not isinstance(entries, list):
-            log.warning("%s: no list 'silences' in it: no silence loaded from it", self.path)
-            entries = []
-        for i, entry in enumerate(entries):
-            try:
-                stored.append(Silence.from_json(entry))
-            except ValueError as exc:
-                malformed.append(entry)
-                log.warning(
-                    "%s: silence %s skipped, malformed: %s", self.path, _entry_name(i, entry), exc
-                )
-        self._stored, self._malformed = stored, malformed
-        self.skipped = len(malformed) + unreadable
-        self.skipped_total += self.skipped
+        self._file.reload()
 
     def all(self) -> list[Silence]:
-        return [*self.configured, *self._stored]
+        return [*self.configured, *self._file.entries]
 
     def muting(self, labels: Mapping[str, str], now: float) -> list[str]:
         """Ids of the silences that mute an alert with ``labels`` at ``now``."""
@@ -213,36 +162,36 @@ class SilenceStore:
             raise ValueError("a silence needs at least one matcher")
         if ends_at <= starts_at:
             raise ValueError("a silence must end after it starts")
-        self._stamp = None
-        self.reload()
-        silence = Silence(
-            uuid.uuid4().hex[:12], tuple(matchers), starts_at, ends_at, comment, created_by
-        )
-        self._write([*self._kept(now), silence])
-        return silence
+        with self._file.locked():
+            self.reload()
+            silence = Silence(
+                uuid.uuid4().hex[:12], tuple(matchers), starts_at, ends_at, comment, created_by
+            )
+            self._write([*self._kept(now), silence])
+            return silence
 
     def expire(self, silence_id: str, now: float) -> bool:
         """End a stored silence now; False when no such active silence exists."""
-        self._stamp = None
-        self.reload()
-        found = False
-        updated = []
-        for s in self._stored:
-            if s.id == silence_id and s.ends_at > now:
-                s = Silence(s.id, s.matchers, min(s.starts_at, now), now, s.comment, s.created_by)
-                found = True
-            updated.append(s)
-        if found:
-            self._write(updated)
-        return found
+        with self._file.locked():
+            self.reload()
+            found = False
+            updated = []
+            for s in self._file.entries:
+                if s.id == silence_id and s.ends_at > now:
+                    s = Silence(
+                        s.id, s.matchers, min(s.starts_at, now), now, s.comment, s.created_by
+                    )
+                    found = True
+                updated.append(s)
+            if found:
+                self._write(updated)
+            return found
 
     def _kept(self, now: float, keep_expired_s: float = 7 * 86400) -> list[Silence]:
-        return [s for s in self._stored if s.ends_at > now - keep_expired_s]
+        return [s for s in self._file.entries if s.ends_at > now - keep_expired_s]
 
     def _write(self, silences: list[Silence]) -> None:
-        entries = [*(s.to_json() for s in silences), *self._malformed]
-        write_json(self.path, {"silences": entries})
-        self._stamp = None
+        self._file.write([s.to_json() for s in silences])
         self.reload()
 
 

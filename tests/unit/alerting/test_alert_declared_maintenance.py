@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import logging
-import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -267,22 +266,6 @@ def test_a_malformed_entry_is_kept_in_the_file_by_a_write(tmp_path: Path) -> Non
     path.write_text(json.dumps({"maintenance": [typo]}))
     DeclaredMaintenance(path).start(3, 60, "", "", T0)
     assert json.loads(path.read_text())["maintenance"][1] == typo
-
-
-def test_writers_at_once_keep_each_others_entries(tmp_path: Path) -> None:
-    """Parallel deploys, each declaring its broker: the lock keeps every entry."""
-    path = tmp_path / "maintenance.json"
-    threads = [
-        threading.Thread(target=DeclaredMaintenance(path).start, args=(b, 600, "", "", T0))
-        for b in range(16)
-    ]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    reader = DeclaredMaintenance(path)
-    reader.reload()
-    assert sorted(w.broker_id for w in reader.windows()) == list(range(16))
 
 
 # --------------------------------------------------------------------------------------------
