@@ -45,7 +45,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.hostile_logs import hostile_lines
+from benchmarks.hostile_logs import case_lines
 from benchmarks.log_lines import envelope, gc_stamp, stamp
 from kafka_health.canary.records import ProbeOutcome
 from kafka_health.cluster_state.records import BrokerState, PartitionState, SnapshotSummary
@@ -60,6 +60,7 @@ from kafka_health.config import (
 from kafka_health.job.schemas import CLUSTER_STATE_SCHEMA_ID, RESULT_SCHEMA_ID
 from kafka_health.kafka_clients import python_client_options
 from kafka_health.parsing.events import BAD_INPUT_REASONS
+from kafka_health.parsing.hostile import hostile_lines
 
 NOISE_BROKER = "9"
 GOOD_BROKERS = ("1", "2", "3")
@@ -191,7 +192,7 @@ def noise(topics: TopicsConfig, count: int, seed: int, now_ms: int) -> Iterator[
     """``count`` hostile records, each with the (source, reason) it must be rejected for, or
     None for a log record (what the parser makes of it is counted, not predicted)."""
     rng = random.Random(seed)
-    lines = hostile_lines(max(1, int(count * 0.8)), seed)
+    lines = hostile_lines(case_lines(), max(1, int(count * 0.8)), seed)
     key = NOISE_BROKER.encode()
     specials = [b'{"message": ' + b'{"a": ' * 10_000 + b"1" + b"}" * 10_001, b"y" * 2_097_152]
     for i in range(count):
@@ -369,14 +370,7 @@ def run_job(spark: Any, config: MonitorConfig, logs: int, timeout_s: float) -> R
     started = time.monotonic()
     runner.start()
     try:
-        deadline = started + timeout_s
-        while sum(job.parse_counts.totals().values()) < logs:
-            if time.monotonic() > deadline or not runner.is_alive():
-                raise RuntimeError(
-                    f"the job counted {sum(job.parse_counts.totals().values())} of {logs} log "
-                    f"records in {timeout_s:.0f} s"
-                )
-            time.sleep(0.5)
+        _wait_counted(job, logs, timeout_s, runner, poll_s=0.5)
         seconds = time.monotonic() - started
         # The batch that brought the last count also wrote its dead letters and rejections
         # (before its fold): nothing more to wait for.
@@ -404,18 +398,28 @@ def run_job(spark: Any, config: MonitorConfig, logs: int, timeout_s: float) -> R
     )  # fmt: skip
 
 
+def two_runs(
+    bootstrap: list[str], tmp: Path, clean: str, noisy: str, spark: Any = None
+) -> tuple[MonitorConfig, MonitorConfig, Any]:
+    """The configs of a clean run and a noisy one against the Kafka at ``bootstrap`` (named
+    ``clean`` and ``noisy``; their topics created), and a Spark session (``spark``, or one
+    built for them)."""
+    from kafka_health.spark import build_spark_session
+
+    base = MonitorConfig().with_bootstrap(bootstrap)
+    configs = fuzz_config(base, tmp, clean), fuzz_config(base, tmp, noisy)
+    for config in configs:
+        create_topics(config)
+    return *configs, spark or build_spark_session(configs[0].spark)
+
+
 def fuzz(
     bootstrap: list[str], records: int, seed: int, tmp: Path, spark: Any = None
 ) -> dict[str, Any]:
     """Both runs against the Kafka at ``bootstrap``; the figures and the checks' verdicts."""
-    from kafka_health.spark import build_spark_session
-
-    base = MonitorConfig().with_bootstrap(bootstrap)
-    clean_config = fuzz_config(base, tmp, f"clean-{seed}")
-    noisy_config = fuzz_config(base, tmp, f"noisy-{seed}")
-    for config in (clean_config, noisy_config):
-        create_topics(config)
-    spark = spark or build_spark_session(clean_config.spark)
+    clean_config, noisy_config, spark = two_runs(
+        bootstrap, tmp, f"clean-{seed}", f"noisy-{seed}", spark
+    )
     now_ms = int(time.time() * 1000)
 
     good = good_records(clean_config.topics, now_ms, seed)
@@ -739,7 +743,11 @@ def flood_run(
     return run, expected, logs
 
 
-def _wait_counted(job: Any, logs: int, timeout_s: float, runner: threading.Thread) -> None:
+def _wait_counted(
+    job: Any, logs: int, timeout_s: float, runner: threading.Thread, poll_s: float = 0.25
+) -> None:
+    """Until ``job`` has counted ``logs`` log records; RuntimeError when ``runner`` (the job's
+    thread) ends first or ``timeout_s`` passes."""
     deadline = time.monotonic() + timeout_s
     while sum(job.parse_counts.totals().values()) < logs:
         if time.monotonic() > deadline or not runner.is_alive():
@@ -747,7 +755,7 @@ def _wait_counted(job: Any, logs: int, timeout_s: float, runner: threading.Threa
                 f"the job counted {sum(job.parse_counts.totals().values())} of {logs} log "
                 f"records in {timeout_s:.0f} s"
             )
-        time.sleep(0.25)
+        time.sleep(poll_s)
 
 
 def flood(
@@ -756,14 +764,10 @@ def flood(
     """A good timeline alone, then the same among ``records`` records with random broker
     ids, topics and error strings; the figures and the checks' verdicts."""
     from kafka_health.job.own_records import ERROR_CLASSES, OTHER_ERROR
-    from kafka_health.spark import build_spark_session
 
-    base = MonitorConfig().with_bootstrap(bootstrap)
-    clean_config = fuzz_config(base, tmp, f"flood-clean-{seed}")
-    flood_config = fuzz_config(base, tmp, f"flood-{seed}")
-    for config in (clean_config, flood_config):
-        create_topics(config)
-    spark = spark or build_spark_session(clean_config.spark)
+    clean_config, flood_config, spark = two_runs(
+        bootstrap, tmp, f"flood-clean-{seed}", f"flood-{seed}", spark
+    )
     now_ms = int(time.time() * 1000)
     clean, _, _ = flood_run(spark, clean_config, good_records(clean_config.topics, now_ms, seed),
                             None, 300)  # fmt: skip

@@ -25,28 +25,18 @@ from kafka_health.alerting.exporter import Exporter
 from kafka_health.config import ExporterConfig, Secret, parse_config
 from kafka_health.errors import ConfigError
 from kafka_health.metrics_endpoint import MetricsEndpointsConfig, serve_metrics
-from tests.system_tools import tool
+from tests.system_tools import signed_certificates, tool
 
 PASSWORD = "scrape-secret-7f3a"
-
-
-def openssl(*args: str | Path) -> None:
-    subprocess.run(["openssl", *map(str, args)], check=True, capture_output=True, timeout=60)
 
 
 @pytest.fixture(scope="module")
 def pki(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A CA, a server certificate for 127.0.0.1 and a client certificate, all signed by it."""
-    d = tmp_path_factory.mktemp("pki")
-    openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", d / "ca.key",
-            "-out", d / "ca.crt", "-days", "2", "-subj", "/CN=metrics test CA")  # fmt: skip
-    (d / "san.ext").write_text("subjectAltName=IP:127.0.0.1,DNS:localhost\n")
-    for name in ("server", "client"):
-        openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", d / f"{name}.key",
-                "-out", d / f"{name}.csr", "-subj", f"/CN={name}")  # fmt: skip
-        openssl("x509", "-req", "-in", d / f"{name}.csr", "-CA", d / "ca.crt", "-CAkey",
-                d / "ca.key", "-CAcreateserial", "-out", d / f"{name}.crt", "-days", "2",
-                "-extfile", d / "san.ext")  # fmt: skip
+    san = "IP:127.0.0.1,DNS:localhost"
+    d = signed_certificates(
+        tmp_path_factory.mktemp("pki"), "metrics test CA", {"server": san, "client": san}
+    )
     (d / "password").write_text(PASSWORD + "\n")
     return d
 

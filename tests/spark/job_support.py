@@ -1,10 +1,12 @@
-"""Helpers for tests of the streaming job: a per-test config and topic feeding."""
+"""Helpers for tests of the streaming job: a per-test config, topic feeding, and scaled-down
+runs of ``benchmarks/fuzz_job.py``."""
 
 from __future__ import annotations
 
 import dataclasses
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -66,3 +68,25 @@ def produce(
 
 def by_name(signals: list[Any], name: str) -> dict[tuple[tuple[str, str], ...], Any]:
     return {s.labels: s for s in signals if s.name == name}
+
+
+BenchRun = Callable[[list[str], int, int, Path, Any], dict[str, Any]]
+"""A run of ``benchmarks/fuzz_job.py`` (``fuzz``, ``flood``): bootstrap servers, records, seed,
+a scratch directory and a Spark session; its figures and its checks' verdicts."""
+
+
+@dataclass(frozen=True)
+class BenchRunner:
+    """Scaled-down runs of ``benchmarks/fuzz_job.py`` on a test's Kafka and Spark."""
+
+    kafka_cluster: Any
+    spark: Any
+    tmp_path: Path
+
+    def __call__(self, run: BenchRun, records: int, seed: int) -> tuple[dict[str, Any], set[str]]:
+        """``run`` with ``records`` records of ``seed``, its every check passed (the figures are
+        the failure's message); its figures, and the reasons its records were rejected for."""
+        result = run(self.kafka_cluster.bootstrap_servers, records, seed, self.tmp_path, self.spark)
+        summary = {k: v for k, v in result.items() if k != "entries_by_outcome_reason"}
+        assert all(result["checks"].values()), summary
+        return result, {key.split("/", 1)[1] for key in result["rejected"]}

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from benchmarks.hostile_logs import huge_lines
 from benchmarks.log_lines import gc_stamp
 from kafka import KafkaConsumer, KafkaProducer
 from kafka.admin import KafkaAdminClient, NewTopic
@@ -21,6 +20,7 @@ from kafka_health.job import app, batch
 from kafka_health.job.app import MonitorJob
 from kafka_health.kafka_clients import python_client_options
 from kafka_health.model import labels
+from kafka_health.parsing.hostile import huge_lines
 from tests.spark.job_support import by_name, job_config
 from tests.spark.test_job_log_signals import entry
 from tests.spark.test_parsing_hostile import nested_json

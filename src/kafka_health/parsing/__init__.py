@@ -6,6 +6,7 @@
 - :mod:`~kafka_health.parsing.deadletter`: the rows set aside, with their source offsets.
 - :mod:`~kafka_health.parsing.offline`: files (plain or .gz) -> entries, for ``kafka-health parse``.
 - :mod:`~kafka_health.parsing.reference`: the same table run by Python's ``re`` (tests, benchmark).
+- :mod:`~kafka_health.parsing.hostile`: hostile log lines, to fuzz all of it (tests, benchmarks).
 """
 
 from kafka_health.parsing.patterns import ALL_PATTERNS, EVENT_TYPES, EventPattern

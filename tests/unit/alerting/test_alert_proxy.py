@@ -13,7 +13,6 @@ import logging
 import select
 import socket
 import ssl
-import subprocess
 import threading
 import time
 import urllib.parse
@@ -25,6 +24,7 @@ from typing import Any
 
 import pytest
 from prometheus_client import CollectorRegistry
+from tests.system_tools import signed_certificates
 from tests.unit.alerting.alerting_harness import FakeClock, alerting_config, shipped_rules, sig
 from tests.webhook_receiver import ReceiverState, _handler, webhook_receiver
 
@@ -49,24 +49,13 @@ def no_proxy_from_the_runner(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(f"{name.upper()}_PROXY", raising=False)
 
 
-def openssl(*args: str | Path) -> None:
-    subprocess.run(["openssl", *map(str, args)], check=True, capture_output=True, timeout=60)
-
-
 @pytest.fixture(scope="module")
 def pki(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A test CA; ``server`` certified for localhost and 127.0.0.1, ``wrong`` for another name."""
-    d = tmp_path_factory.mktemp("pki")
-    openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", d / "ca.key",
-            "-out", d / "ca.crt", "-days", "2", "-subj", "/CN=proxy test CA")  # fmt: skip
-    for name, san in (("server", "IP:127.0.0.1,DNS:localhost"), ("wrong", "DNS:elsewhere.test")):
-        (d / f"{name}.ext").write_text(f"subjectAltName={san}\n")
-        openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", d / f"{name}.key",
-                "-out", d / f"{name}.csr", "-subj", f"/CN={name}")  # fmt: skip
-        openssl("x509", "-req", "-in", d / f"{name}.csr", "-CA", d / "ca.crt", "-CAkey",
-                d / "ca.key", "-CAcreateserial", "-out", d / f"{name}.crt", "-days", "2",
-                "-extfile", d / f"{name}.ext")  # fmt: skip
-    return d
+    return signed_certificates(
+        tmp_path_factory.mktemp("pki"), "proxy test CA",
+        {"server": "IP:127.0.0.1,DNS:localhost", "wrong": "DNS:elsewhere.test"},
+    )  # fmt: skip
 
 
 @pytest.fixture
