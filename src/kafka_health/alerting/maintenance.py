@@ -24,6 +24,13 @@ symptoms the job computes from its own batches arrive with the logs of about the
 The wait costs nothing when the logs are read on time (a batch every 2 s), and nothing at all
 without a job (replay, tests).
 
+The first page never waits on logs the fault itself holds back (in the single layout the
+broker that stopped answering may lead partitions of the log topic, and the job's reads stall
+on them): the wait applies only to the symptoms a controlled shutdown can cause
+(``maintenance_lookback_only``: BrokerNotAnswering's refused connections, not its timeouts),
+and ends as soon as the metadata's verdict on the broker is a crash: it still led partitions
+when its port refused, which a controlled shutdown never leaves behind.
+
 An operator's declared maintenance (:mod:`~.declared_maintenance`, ``kafka-health maintenance
 start``) mutes the same alerts of its broker, judged the same way, with no wait: it is known
 before the broker stops, so an alert it covers is muted the moment it fires.
@@ -39,12 +46,12 @@ because a broker that dies through its shutdown hooks looks planned too.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 
 from kafka_health.alerting.causes import hosted_by, only_listed_values
 from kafka_health.alerting.declared_maintenance import DeclaredMaintenance
 from kafka_health.alerting.engine import Alert
-from kafka_health.alerting.rules import MaintenanceMode
+from kafka_health.alerting.rules import MaintenanceMode, RuleConfig
 from kafka_health.model import LOGS_READ_SIGNAL, Signal
 
 log = logging.getLogger(__name__)
@@ -76,6 +83,12 @@ class Maintenance:
         self.until: dict[str, float] = {}
         self.logs_read_to: float | None = None
         """How far the job has read the broker logs (None: no job reports it)."""
+        self.held: dict[str, float] = {}
+        """Per alert fingerprint, the start of its episode last held for the logs (logged
+        once an episode)."""
+        self.crashed: dict[str, float] = {}
+        """Per broker, when the metadata's verdict on its refused port was a crash (until it
+        answers again)."""
 
     def observe(self, signals: Iterable[Signal], now: float | None = None) -> None:
         for sig in signals:
@@ -98,21 +111,21 @@ class Maintenance:
             return
         known = self.restarts.get(broker)
         if sig.name == EVIDENCE_SIGNAL and sig.value > 0:
+            decided = float(sig.details.get("decided_at", sig.at))
+            if sig.label("evidence") == "crash":
+                self.crashed[broker] = max(decided, self.crashed.get(broker, decided))
             if sig.label("evidence") != "controlled_shutdown":
                 return
-            decided = float(sig.details.get("decided_at", sig.at))
             if known is None or decided > known[0]:
                 log.info("broker %s is restarting: the metadata showed a controlled shutdown "
                          "(%s); in maintenance for %.0f s at most", broker,
                          sig.details.get("reason", ""), self.restart_budget_s)  # fmt: skip
                 self.restarts[broker] = (decided, decided + self.restart_budget_s)
-        elif (
-            sig.name == ANSWER_SIGNAL
-            and sig.label("reason") == "answered"
-            and known
-            and known[0] < sig.at < known[1]
-        ):
-            self.restarts[broker] = (known[0], sig.at)
+        elif sig.name == ANSWER_SIGNAL and sig.label("reason") == "answered":
+            if sig.at > self.crashed.get(broker, sig.at):
+                del self.crashed[broker]
+            if known and known[0] < sig.at < known[1]:
+                self.restarts[broker] = (known[0], sig.at)
 
     def restarting(self, at: float) -> set[str]:
         """The brokers in maintenance at ``at`` by the metadata's evidence of a restart."""
@@ -137,28 +150,33 @@ class Maintenance:
         found += [(b, "shutdown_evidence") for b in self.restarting(at)]
         return sorted(found, key=lambda f: (len(f[0]), f[0], f[1]))
 
-    def mutes(
-        self,
-        alert: Alert,
-        mode: MaintenanceMode,
-        now: float,
-        only: Mapping[str, list[str]] | None = None,
-        lookback_s: float = 0.0,
-    ) -> str | None:
+    def mutes(self, alert: Alert, rule: RuleConfig, now: float) -> str | None:
         """The reason ``alert`` is expected during maintenance (or held until the logs that
-        would say so are read), or None. ``only``: each value of these labels among the
-        alert's triggering series must be listed."""
-        if mode == "page" or not only_listed_values(alert, only or {}):
+        would say so are read), or None, by its rule's ``maintenance`` settings."""
+        if rule.maintenance == "page" or not only_listed_values(alert, rule.maintenance_only):
             return None
-        return self._in_maintenance(alert, mode, now) or self._awaiting_logs(alert, now, lookback_s)
+        return self._in_maintenance(alert, rule.maintenance, now) or self._awaiting_logs(
+            alert, rule, now
+        )
 
-    def _awaiting_logs(self, alert: Alert, now: float, lookback_s: float) -> str | None:
+    def _awaiting_logs(self, alert: Alert, rule: RuleConfig, now: float) -> str | None:
+        lookback_s = rule.maintenance_lookback_s
         if lookback_s <= 0 or self.logs_read_to is None or now >= alert.starts_at + self.wait_s:
+            return None
+        if alert.broker_id in self.crashed:
+            return None  # the metadata has spoken: no shutdown line can be on its way
+        if rule.maintenance_lookback_only and not only_listed_values(
+            alert, rule.maintenance_lookback_only
+        ):
             return None
         needed = alert.starts_at - lookback_s
         if self.logs_read_to >= needed:
             return None
         behind = needed - self.logs_read_to
+        if self.held.get(alert.fingerprint) != alert.starts_at:
+            self.held[alert.fingerprint] = alert.starts_at
+            log.info("%s of broker %s held: awaiting the broker logs (read to %.1f s before "
+                     "its fault began)", alert.rule, alert.broker_id, behind)  # fmt: skip
         return f"awaiting the broker logs (read to {behind:.1f} s before its fault began)"
 
     def _in_maintenance(self, alert: Alert, mode: MaintenanceMode, now: float) -> str | None:
@@ -183,3 +201,5 @@ class Maintenance:
     def prune(self, now: float) -> None:
         self.until = {b: u for b, u in self.until.items() if u > now - RETENTION_S}
         self.restarts = {b: w for b, w in self.restarts.items() if w[1] > now - RETENTION_S}
+        self.crashed = {b: at for b, at in self.crashed.items() if at > now - RETENTION_S}
+        self.held = {fp: at for fp, at in self.held.items() if at > now - RETENTION_S}

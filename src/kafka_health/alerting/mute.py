@@ -66,11 +66,7 @@ class MuteStage:
             if alert.fingerprint in inhibited:
                 source_fp, rule = inhibited[alert.fingerprint]
                 alert.muted_by.append(f"inhibited by {alerts[source_fp].rule} ({rule.name})")
-            rule_config = self.rules[alert.rule]
-            reason = self.maintenance.mutes(
-                alert, rule_config.maintenance, now, rule_config.maintenance_only,
-                rule_config.maintenance_lookback_s,
-            )  # fmt: skip
+            reason = self.maintenance.mutes(alert, self.rules[alert.rule], now)
             if reason:
                 alert.muted_by.append(reason)
             alert.muted_by.extend(

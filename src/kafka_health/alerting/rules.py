@@ -161,6 +161,10 @@ class RuleConfig:
     threshold less a ping interval). Until the job has read the broker logs up to then (at most
     ``alerting.maintenance_wait_s``), a controlled shutdown that would mute it may still be on
     its way, and the alert waits. 0 (the default): it does not wait."""
+    maintenance_lookback_only: dict[str, list[str]] = field(default_factory=dict)
+    """The wait applies only if each value of these labels among its triggering series is
+    listed (BrokerNotAnswering: reason [refused]: a controlled shutdown closes the port, it
+    never leaves a ping unanswered, so a timeout has no shutdown line to wait for)."""
     context: list[str] = field(default_factory=list)
     """Signals whose non-zero series with the same identifying labels add their details and
     label values to the alert (e.g. the error classes of canary failures)."""
@@ -207,11 +211,16 @@ class RuleConfig:
             problems.append(
                 ConfigProblem(f"{path}.maintenance_only", "needs a maintenance other than page")
             )
-        for label, values in self.maintenance_only.items():
-            if not values:
-                problems.append(
-                    ConfigProblem(f"{path}.maintenance_only.{label}", "list at least one value")
-                )
+        for key in ("maintenance_only", "maintenance_lookback_only"):
+            for label, values in getattr(self, key).items():
+                if not values:
+                    problems.append(
+                        ConfigProblem(f"{path}.{key}.{label}", "list at least one value")
+                    )
+        if self.maintenance_lookback_only and self.maintenance_lookback_s <= 0:
+            problems.append(
+                ConfigProblem(f"{path}.maintenance_lookback_only", "needs maintenance_lookback_s")
+            )
         for key in self.labels:
             if key in ("alertname", "severity") or key in self.by:
                 problems.append(ConfigProblem(f"{path}.labels.{key}", "is set by the rule"))

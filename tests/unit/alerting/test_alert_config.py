@@ -69,6 +69,12 @@ RULES = [
      "rules.full_gc: a rule name is CamelCase", "names are alert names"),
     ("inhibit ref", "inhibit_rules:\n  - {name: i, source: Nope, targets: [FullGC]}\n",
      "inhibit_rules[0].source: no rule named 'Nope'", "references are checked"),
+    ("lookback only without a lookback", X + "    maintenance: any_broker\n"
+     "    maintenance_lookback_only: {reason: [refused]}\n" + GC,
+     "rules.X.maintenance_lookback_only: needs maintenance_lookback_s", "it narrows the wait"),
+    ("empty lookback only", X + "    maintenance: any_broker\n    maintenance_lookback_s: 1\n"
+     "    maintenance_lookback_only: {kind: []}\n" + GC,
+     "rules.X.maintenance_lookback_only.kind: list at least one value", "a listed value"),
     ("typo", X + "    for: 10\n" + GC,
      "rules.X.for: unknown key (did you mean 'for_s'?)", "typos are not ignored"),
 ]  # fmt: skip

@@ -229,11 +229,17 @@ def test_a_killed_broker_pages_once_the_logs_are_read_past_its_fault(tmp_path: P
     assert first.created_at - fired.starts_at <= 1.5, "group wait only: the logs were read in time"
 
 
-def test_a_stalled_log_path_holds_a_page_at_most_the_wait(tmp_path: Path) -> None:
-    """Logs not read at all (the job stalled): the page waits maintenance_wait_s, then goes."""
+def test_a_stalled_log_path_holds_a_page_at_most_the_wait(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Logs not read at all (the job stalled): the page waits maintenance_wait_s, then goes;
+    the hold is logged once (the fault suite reads it: a page that should not wait did not)."""
     h = Harness(tmp_path)
     down = _unanswered(2, since=10.0)
-    h.run(0, 40, lambda t: down(t) + _logs_read(lambda _t: 1.0)(t), step=0.5)
+    with caplog.at_level("INFO", logger="kafka_health.alerting.maintenance"):
+        h.run(0, 40, lambda t: down(t) + _logs_read(lambda _t: 1.0)(t), step=0.5)
+    held = [r.getMessage() for r in caplog.records if "awaiting the broker logs" in r.getMessage()]
+    assert len(held) == 1 and held[0].startswith("BrokerNotAnswering of broker 2 held"), held
     assert h.paged_rules() == ["BrokerNotAnswering"]
     fired = h.alerts("BrokerNotAnswering")[0]
     waited = h.pages()[0].created_at - fired.starts_at

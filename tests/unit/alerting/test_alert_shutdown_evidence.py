@@ -11,7 +11,7 @@ from pathlib import Path
 
 from tests.unit.alerting.alerting_harness import T0, Harness, sig
 
-from kafka_health.model import Signal
+from kafka_health.model import LOGS_READ_SIGNAL, Signal
 
 Signals = Callable[[float], list[Signal]]
 
@@ -114,3 +114,44 @@ def test_the_window_ends_when_the_broker_answers_so_its_next_failure_pages(
           snapshot=True)  # fmt: skip
     at = first_page_at(h)
     assert at == 66.0, at
+
+
+def test_crash_evidence_pages_without_waiting_for_a_stalled_log_path(tmp_path: Path) -> None:
+    """Issue 56: in the single layout the killed broker leads partitions of the log topic and
+    the job's reads stall on them (logs read to long before the fault). The crash verdict is
+    the evidence the wait was for: the page leaves at the tick and the group wait, as with the
+    logs read on time."""
+    h = Harness(tmp_path)
+    down = broker_2(refused_from=10.0, evidence="crash", evidence_at=10.55)
+    h.run(0, 30, lambda t: [*down(t), sig(LOGS_READ_SIGNAL, T0 + 1.0, t)], step=0.5,
+          snapshot=True)  # fmt: skip
+    assert first_page_at(h) == 12.0
+
+
+def test_an_unknown_verdict_still_waits_for_the_logs(tmp_path: Path) -> None:
+    """The verdict that cannot tell (a broker hosting nothing) leaves the wait in place: a
+    shutdown line may still be on its way; the page goes after the 5 s rule and the wait."""
+    h = Harness(tmp_path)
+    down = broker_2(refused_from=10.0, evidence="unknown", evidence_at=10.55)
+    h.run(0, 40, lambda t: [*down(t), sig(LOGS_READ_SIGNAL, T0 + 1.0, t)], step=0.5,
+          snapshot=True)  # fmt: skip
+    page = first_page_at(h)
+    assert page is not None and 18.5 <= page <= 20.0, page  # 15.5 + the 3 s wait + group wait
+
+
+def test_a_hung_broker_pages_without_waiting_for_the_logs(tmp_path: Path) -> None:
+    """A timeout is never a controlled shutdown (its port closes; it does not hang), so a hung
+    broker's page does not wait on the log path it may itself be holding up."""
+    h = Harness(tmp_path)
+
+    def signals(t: float) -> list[Signal]:
+        out = [sig(LOGS_READ_SIGNAL, T0 + 1.0, t)]
+        out += [sig("broker_unanswered_seconds", 0, t, broker_id=b, reason="answered")
+                for b in (1, 3)]  # fmt: skip
+        if t < 10.0:
+            return [*out, sig("broker_unanswered_seconds", 0, t, broker_id=2, reason="answered")]
+        hung = sig("broker_unanswered_seconds", t - 9.5, t, broker_id=2, reason="timeout")
+        return [*out, hung]
+
+    h.run(0, 30, signals, step=0.5, snapshot=True)
+    assert first_page_at(h) == 16.0, "unanswered > 5 s at 15.0 (last answer 9.5): tick, group wait"
