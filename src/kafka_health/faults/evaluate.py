@@ -4,7 +4,8 @@
   broker (or the whole cluster); its latency is from the injection.
 - **the cause**: the first notification carrying the scenario's ``cause`` alert.
 - **unexpected**: an alert that fired during the run and names a broker the fault did not
-  touch, or is not among the alerts the scenario allows (every alert, for a no-page scenario).
+  touch, or is not among the alerts the scenario allows (for a no-page scenario: every alert
+  but the warnings it tolerates).
 - **duplicates**: a notification repeating its group's previous one unchanged (same status,
   same alerts in the same states) under a new idempotency key; an alert firing again after
   it was resolved within the run; a key the receiver accepted twice.
@@ -122,11 +123,10 @@ def judge(
     for alert in verdict.alerts:
         if alert.status != "firing" or alert.fingerprint in seen_unexpected:
             continue
-        wrong = (
-            not scenario.expects_page
-            or not touches(scenario, alert)
-            or (alert.alertname not in allowed)
-        )
+        if not scenario.expects_page:
+            wrong = alert.alertname not in scenario.tolerated
+        else:
+            wrong = not touches(scenario, alert) or alert.alertname not in allowed
         if wrong:
             seen_unexpected.add(alert.fingerprint)
             verdict.unexpected.append(alert)

@@ -74,6 +74,9 @@ class Scenario:
     """At least this long after ``undo`` before the resolution counts (late detectors)."""
     observe_s: float = 0.0
     """For scenarios that must not page: how long to keep listening after ``inject``."""
+    tolerated: tuple[str, ...] = ()
+    """For scenarios that must not page: the warnings it may notify (FullGC is right about a
+    real 3 s Full GC); anything else is unexpected."""
     needs_monitor_processes: bool = False
     layouts: tuple[str, ...] = ("transport", "single")
     """The layouts it applies to (a transport fault needs a transport cluster)."""
@@ -209,6 +212,34 @@ def _rolling_restart(ctx: FaultContext) -> None:
         ctx.cluster.start_broker(broker, wait=True)
         took = wait_fully_replicated(ctx.cluster, ROLLING_ISR_WAIT_S)
         ctx.notes.setdefault("isr_recovery_s", []).append(took)
+
+
+SHORT_PAUSES_S = (1.0, 2.0, 3.0, 3.5)
+"""SIGSTOPs of the victim that must not page: BrokerNotAnswering pages a pause once it has
+gone 5 s without an answer (at most a ping interval, 1 s, passes between the last answer and
+the pause), so every pause under 4 s stays quiet, and every one over 5 s pages."""
+SHORT_GC_PAUSE_S = 3.0
+SHORT_PAUSE_GAP_S = 30.0
+"""Between two pauses, so each is judged alone: longer than the window of the canary's
+follower-wait failures (20 s). Pauses 15 s apart kept it from emptying for 45 s and paged
+CanaryAcksAllStalled: a broker that pauses every 15 s is sick, which is not this scenario."""
+
+
+def _short_pauses(ctx: FaultContext) -> None:
+    """Pauses a healthy cluster rides out: SIGSTOPs of 1 to 3.5 s, then a real Full GC held
+    3 s. Clients' requests wait (request.timeout.ms 30 s), no session expires (KRaft 9 s, the
+    ZooKeeper mode's 6 s), no follower leaves an ISR (replica.lag.time.max.ms 30 s)."""
+    for pause_s in SHORT_PAUSES_S:
+        ctx.say(f"  SIGSTOP broker {VICTIM} for {pause_s:g} s")
+        ctx.cluster.freeze_broker(VICTIM)
+        try:
+            time.sleep(pause_s)
+        finally:
+            ctx.cluster.thaw_broker(VICTIM)
+        time.sleep(SHORT_PAUSE_GAP_S)
+    ctx.say(f"  a real Full GC on broker {VICTIM} held {SHORT_GC_PAUSE_S:g} s")
+    logged = ctx.cluster.gc_pause_broker(VICTIM, SHORT_GC_PAUSE_S)
+    ctx.notes["logged_gc_pause_s"] = round(logged, 3)
 
 
 SLOW_RESTART_BROKER = 2
@@ -577,6 +608,20 @@ SCENARIOS: dict[str, Scenario] = {
             allowed=MONITOR_BLIND,
             hold_s=TRANSPORT_HOLD_S,
             layouts=("transport",),
+        ),
+        Scenario(
+            "short-pauses",
+            f"SIGSTOP broker {VICTIM} for "
+            + ", ".join(f"{p:g}" for p in SHORT_PAUSES_S)
+            + f" s, {SHORT_PAUSE_GAP_S:g} s apart, then a real Full GC held "
+            f"{SHORT_GC_PAUSE_S:g} s: pauses the cluster rides out, no page",
+            (),
+            (),
+            _short_pauses,
+            observe_s=30.0,
+            # Warnings, right about it: a real Full GC; p99 write latency over 1 s for a minute
+            # (the pauses' probes are more than 1 % of a minute's).
+            tolerated=("FullGC", "CanaryWriteLatencyHigh"),
         ),
         Scenario(
             "slow-restart",

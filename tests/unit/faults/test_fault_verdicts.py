@@ -83,6 +83,15 @@ def test_any_page_is_unexpected_when_the_scenario_expects_none() -> None:
     assert verdict.first_page_at is None
 
 
+def test_short_pauses_tolerate_the_full_gc_warning_and_nothing_else() -> None:
+    """A real 3 s Full GC is rightly a FullGC warning; a page about the pauses is not."""
+    short = SCENARIOS["short-pauses"]
+    warned = judge(short, [page(5.0, "k1", "g1", alert("FullGC", broker="3"))])
+    assert warned.unexpected == []
+    paged = judge(short, [page(5.0, "k1", "g1", alert("BrokerNotAnswering", broker="3"))])
+    assert [a.alertname for a in paged.unexpected] == ["BrokerNotAnswering"]
+
+
 def test_duplicates_by_unchanged_repeat_by_refire_and_by_key() -> None:
     pages = [
         page(5.0, "k1", "g3", alert("BrokerFailed")),
@@ -143,11 +152,12 @@ def test_every_scenario_names_what_it_expects() -> None:
     wanted = {
         "broker-kill", "broker-freeze", "gc-pause", "two-brokers-down", "cluster-down",
         "acks1-loss", "rolling-restart", "receiver-outage", "monitor-kill", "monitor-kills",
-        "transport-down", "transport-freeze", "slow-restart", "broker-decommission",
+        "transport-down", "transport-freeze", "short-pauses", "slow-restart",
+        "broker-decommission",
     }  # fmt: skip
     assert set(SCENARIOS) == wanted
     assert list(SCENARIOS)[-2:] == ["rolling-restart", "broker-decommission"]
-    silent = ("rolling-restart", "slow-restart", "broker-decommission")
+    silent = ("rolling-restart", "slow-restart", "broker-decommission", "short-pauses")
     for scenario in SCENARIOS.values():
         assert scenario.describe_expected()
         assert scenario.expects_page == (scenario.name not in silent)
