@@ -10,12 +10,14 @@ and ``deliver(now)`` with an injected clock instead of the threads.
 
 The pipeline, stage by stage in Alertmanager's order, each a module of its own:
 
-- intake: signals -> :mod:`~kafka_health.alerting.store` -> :mod:`~.engine` (rule states);
-- :mod:`~.mute`: inhibit (causes named), time mute (maintenance), silence;
-- route and :mod:`~.group` (group keys; the group wait and interval timers);
-- :mod:`~.dedup` against the :mod:`~.notify_log`; :mod:`~.payloads` builds the notification;
-- the :mod:`~.outbox` on disk, then :mod:`~.retry` delivers with backoff, counts, and hands a
-  dropped notification back here (its group is owed it again).
+- intake: signals -> the :mod:`~.inbox` -> :mod:`~kafka_health.alerting.store` ->
+  :mod:`~.engine` (rule states);
+- the notification :mod:`~.pipeline`, a list of stages of one signature run in order: mute
+  (inhibit, maintenance, silence: :mod:`~.mute`), route, group (:mod:`~.group`), dedup against
+  the :mod:`~.notify_log` (:mod:`~.dedup`), wait, notify (:mod:`~.payloads` into the
+  :mod:`~.outbox`), and the notification log's record;
+- :mod:`~.retry` delivers the outbox with backoff, counts, and hands a dropped notification
+  back here (its group is owed it again).
 
 This class only wires them, holds the state directory and runs the threads.
 """
@@ -27,47 +29,32 @@ import random
 import threading
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path
 
 from prometheus_client import CollectorRegistry
 
 from kafka_health.alerting.declared_maintenance import FILE_NAME as DECLARED_FILE
 from kafka_health.alerting.declared_maintenance import DeclaredMaintenance
-from kafka_health.alerting.dedup import group_news
 from kafka_health.alerting.delivery import DeliveryWorkers
-from kafka_health.alerting.engine import Alert, Engine
+from kafka_health.alerting.engine import Engine
 from kafka_health.alerting.exporter import ExportedAlert, Exporter, HealthCollector, Snapshot
-from kafka_health.alerting.group import GroupTimers, group_key
+from kafka_health.alerting.group import GroupTimers
+from kafka_health.alerting.inbox import Inbox
 from kafka_health.alerting.maintenance import Maintenance
 from kafka_health.alerting.mute import Muted, MuteStage
-from kafka_health.alerting.notify_log import (
-    Entry,
-    NotifiedAlert,
-    NotifyLog,
-    NotifyReason,
-)
+from kafka_health.alerting.notify_log import Entry, NotifyLog
 from kafka_health.alerting.outbox import Outbox
 from kafka_health.alerting.payloads import Payloads
 from kafka_health.alerting.persist import StateWrites, read_json
+from kafka_health.alerting.pipeline import NotifyContext, Pipeline, ReceiverRoute, notify_pipeline
 from kafka_health.alerting.retry import Dropped, RetryStage
 from kafka_health.alerting.rules import AlertRulesConfig, load_rules
-from kafka_health.alerting.silence import (
-    Matcher,
-    SilenceStore,
-    configured_silences,
-    matches_all,
-    parse_matcher,
-)
+from kafka_health.alerting.silence import SilenceStore, configured_silences, parse_matcher
 from kafka_health.alerting.store import SignalStore
-from kafka_health.alerting.webhook import (
-    HttpTransport,
-    Notification,
-    Transport,
-)
-from kafka_health.config import AlertingConfig, MonitorConfig, ReceiverConfig
+from kafka_health.alerting.webhook import HttpTransport, Notification, Transport
+from kafka_health.config import AlertingConfig, MonitorConfig
 from kafka_health.metrics_endpoint import MetricsEndpointsConfig
-from kafka_health.model import LabelSet, Signal, labels
+from kafka_health.model import Signal, labels
 from kafka_health.state_format import check_format, stamped
 
 log = logging.getLogger(__name__)
@@ -88,18 +75,18 @@ SAVE_INTERVAL_S = 30.0
 """Alert state is saved at every change; the signal store at least this often."""
 
 
-@dataclass(frozen=True)
-class _Route:
-    """A receiver and the alerts it takes: its severities (empty: all) and matchers."""
-
-    receiver: ReceiverConfig
-    matchers: tuple[Matcher, ...]
-
-    def accepts(self, alert: Alert) -> bool:
-        severities = self.receiver.severities
-        if severities and alert.labels.get("severity") not in severities:
-            return False
-        return matches_all(self.matchers, alert.labels)
+def signal_store(config: AlertingConfig, engine: Engine) -> SignalStore:
+    """The store of the signals the enabled rules read: a series a rule reads as a counter,
+    rate or range (or the job's liveness) outlives ``signal_ttl_s``; ranges keep history."""
+    conditions = [c for rule in engine.rules.values() for c in rule.conditions()]
+    return SignalStore(
+        ttl_s=config.signal_ttl_s,
+        ttl_exempt=frozenset(
+            [c.signal for c in conditions if c.transform != "value"] + list(JOB_LIVENESS_SIGNALS)
+        ),
+        history_s={c.signal: c.range_s for c in conditions if c.range_s > 0},
+        max_series=config.exporter.max_series_per_signal,
+    )
 
 
 class AlertService:
@@ -124,17 +111,7 @@ class AlertService:
         self.transport: Transport = transport if transport is not None else HttpTransport(clock)
         self.state_dir = Path(config.state_dir)
         self.engine = Engine(rules, config.resolved_retention_s)
-        enabled = self.engine.rules.values()
-        conditions = [c for rule in enabled for c in rule.conditions()]
-        self.store = SignalStore(
-            ttl_s=config.signal_ttl_s,
-            ttl_exempt=frozenset(
-                [c.signal for c in conditions if c.transform != "value"]
-                + list(JOB_LIVENESS_SIGNALS)
-            ),
-            history_s={c.signal: c.range_s for c in conditions if c.range_s > 0},
-            max_series=config.exporter.max_series_per_signal,
-        )
+        self.store = signal_store(config, self.engine)
         self.declared = DeclaredMaintenance(self.state_dir / DECLARED_FILE, announce=True)
         """``kafka-health maintenance``'s windows, re-read when the file changes."""
         self.maintenance = Maintenance(
@@ -148,6 +125,7 @@ class AlertService:
                 for s in config.silences
             ),
         )
+        enabled = self.engine.rules.values()
         self.payloads = Payloads(cluster, config.group_by, config.external_url)
         self.mute = MuteStage(
             self.engine.rules, rules.inhibit_rules, self.maintenance, self.silences
@@ -158,7 +136,7 @@ class AlertService:
         self.explainable = frozenset(t for r in rules.inhibit_rules for t in r.targets)
         """Rules some inhibit rule can explain: their first page waits for a late cause."""
         self.routes = [
-            _Route(r, tuple(parse_matcher(m) for m in r.matchers)) for r in config.receivers
+            ReceiverRoute(r, tuple(parse_matcher(m) for m in r.matchers)) for r in config.receivers
         ]
         self.alert_label_names = tuple(
             sorted({k for rule in enabled for k in [*rule.by, *rule.labels]})
@@ -173,13 +151,14 @@ class AlertService:
         """Which state files the disk refuses (``MonitorStateNotWritable``)."""
         self.nflog: NotifyLog | None = None
         self.outbox: Outbox | None = None
+        self.pipeline: Pipeline | None = None
+        """The notification pipeline (:mod:`~.pipeline`), built by ``open()`` over the log and
+        the outbox it loads."""
         self.heartbeat = 0.0
-        self._inbox: list[tuple[list[Signal], bool]] = []
-        self._own_keys: set[tuple[str, LabelSet]] = set()
-        self._inbox_lock = threading.Lock()
         self._state_lock = threading.RLock()
         self._stopping = threading.Event()
         self._wake = threading.Event()
+        self.inbox = Inbox(self._wake)
         self.workers = DeliveryWorkers(
             [r.name for r in config.receivers], self._deliver_to, self._next_attempt_at, clock,
             config.tick_s,
@@ -231,6 +210,15 @@ class AlertService:
         self.engine.adopt({fp: a.starts_at for firing in told for fp, a in firing.items()})
         self.silences.reload()
         self.declared.reload()
+        self.pipeline = self._notify_pipeline(self.nflog, self.outbox)
+
+    def _notify_pipeline(self, nflog: NotifyLog, outbox: Outbox) -> Pipeline:
+        """The notification pipeline over the log and the outbox ``open()`` loaded."""
+        return notify_pipeline(
+            self.mute, self.routes, self.timers, self.payloads, nflog, outbox,
+            group_by=self.config.group_by, repeat_interval_s=self.config.repeat_interval_s,
+            explainable=self.explainable,
+        )  # fmt: skip
 
     def _record_unrecorded(self) -> None:
         """Record in the notification log what pending notifications hold and it does not: a
@@ -280,52 +268,41 @@ class AlertService:
 
     def submit(self, signals: Iterable[Signal]) -> None:
         """Queue some signals (the others stay until ``signal_ttl_s``); evaluated at once."""
-        self._queue(list(signals), snapshot=False)
+        self.inbox.put(list(signals), snapshot=False)
 
     def publish(self, signals: list[Signal], snapshot: bool = True) -> None:
         """Queue the job's full current signals (the job's ``SignalSink``): a series it no
         longer reports is gone at the next evaluation; while not ``snapshot`` (the job reads
         again what a restart rewound) an update, which removes nothing. Never blocks on I/O."""
-        self._queue(list(signals), snapshot=snapshot)
-
-    def _queue(self, batch: list[Signal], snapshot: bool) -> None:
-        with self._inbox_lock:
-            self._inbox.append((batch, snapshot))
-        self._wake.set()
-
-    def _own(self, signal: Signal) -> None:
-        with self._inbox_lock:
-            self._own_keys.add((signal.name, signal.labels))
-            self._inbox.append(([signal], False))
-        self._wake.set()
+        self.inbox.put(list(signals), snapshot=snapshot)
 
     def watch_query(self, query: str, now: float | None = None) -> None:
         """A query has started: ``MonitorStalled`` counts from now plus
         :data:`FIRST_BATCH_GRACE_S` until its first batch."""
         at = self.clock() if now is None else now
         expected = at + FIRST_BATCH_GRACE_S
-        self._own(Signal("job_last_batch_timestamp", labels(query=query), expected, at))
+        self.inbox.put_own(Signal("job_last_batch_timestamp", labels(query=query), expected, at))
 
     def batch_completed(self, query: str, at: float | None = None) -> None:
         """A micro-batch of ``query`` completed (from a StreamingQueryListener)."""
         when = self.clock() if at is None else at
-        self._own(Signal("job_last_batch_timestamp", labels(query=query), when, when))
+        self.inbox.put_own(Signal("job_last_batch_timestamp", labels(query=query), when, when))
 
     def kafka_unreachable(self, query: str, unreachable: bool, at: float | None = None) -> None:
         """Whether ``query`` can read Kafka (false again once it can)."""
         when = self.clock() if at is None else at
-        self._own(Signal("job_kafka_unreachable", labels(query=query), float(unreachable), when))
+        self.inbox.put_own(
+            Signal("job_kafka_unreachable", labels(query=query), float(unreachable), when)
+        )
 
     # ----------------------------------------------------------------------------------------
     # One evaluation
 
     def step(self, now: float | None = None) -> list[Notification]:
         """Evaluate at ``now``; enqueue and return the notifications it decides to send."""
-        assert self.nflog is not None and self.outbox is not None, "open() first"
+        assert self.nflog is not None and self.pipeline is not None, "open() first"
         now = self.clock() if now is None else now
-        with self._inbox_lock:
-            batches, self._inbox = self._inbox, []
-            own = set(self._own_keys)
+        batches, own = self.inbox.take()
         with self._state_lock:
             for batch, snapshot in batches:
                 if snapshot:
@@ -339,9 +316,9 @@ class AlertService:
             self.silences.reload()
             self.declared.reload()
             changed = self.engine.evaluate(self.store, now)
-            self.muted = self.mute.apply(self.engine.alerts, now)
-            self.timers.begin_evaluation()
-            sent = [n for route in self.routes for n in self._notify(route, self.muted, now)]
+            alerts = self.engine.alerts
+            notified, _ = self.pipeline(NotifyContext(now, alerts), list(alerts.values()))
+            self.muted, sent = notified.muted, list(notified.sent)
             self.nflog.gc(now, self.config.resolved_retention_s)
             if self.writes.failures():
                 self._write_all_again(now)
@@ -360,64 +337,6 @@ class AlertService:
                    {"error": failing[store]} if store in failing else {})
             for store in StateWrites.STORES
         ]  # fmt: skip
-
-    def _notify(self, route: _Route, mutes: Muted, now: float) -> list[Notification]:
-        assert self.nflog is not None and self.outbox is not None
-        receiver = route.receiver
-        alerts = self.engine.alerts
-        groups: dict[str, list[Alert]] = {}
-        for alert in alerts.values():
-            if route.accepts(alert):
-                groups.setdefault(group_key(alert.labels, self.config.group_by), []).append(alert)
-        for (name, key), known in self.nflog.entries.items():
-            if name == receiver.name and known.firing:
-                groups.setdefault(key, [])
-        result = []
-        for key, members in sorted(groups.items()):
-            entry = self.nflog.get(receiver.name, key)
-            news = group_news(entry, members, alerts, mutes, self.config.repeat_interval_s, now)
-            reason, firing, causes = news.reason, news.firing, news.causes
-            roots_only = bool(firing) and not any(
-                a.rule in self.explainable for a in firing.values()
-            )
-            if not self.timers.due(receiver.name, key, reason, entry, now, roots_only):
-                continue
-            assert reason is not None
-            self.timers.flushed(receiver.name, key)
-            repeat = entry.repeat + 1 if entry is not None and reason == NotifyReason.REPEAT else 0
-            # The explained alerts stay in the incident, firing, each naming its cause.
-            shown = {**firing, **{fp: alerts[fp] for fp in causes}}
-            payload = [self.payloads.firing(a, mutes.extra) for a in shown.values()]
-            if receiver.send_resolved:
-                payload += [
-                    self.payloads.resolved(fp, told, alerts.get(fp), now)
-                    for fp, told in news.resolved.items()
-                ]
-            told_now = {
-                fp: NotifiedAlert(
-                    a.starts_at,
-                    a.labels,
-                    self.payloads.annotations(a, mutes.extra),
-                    causes.get(fp, ""),
-                )
-                for fp, a in shown.items()
-            }
-            payload.sort(key=lambda a: (a.status != "firing", a.starts_at))  # as on the wire
-            after = Entry({**news.kept, **told_now}, now, repeat)
-            if payload:
-                named = [f"{fp}:{cause}" for fp, cause in causes.items()]
-                notification = self.payloads.notification(
-                    receiver, key, reason, payload, repeat, now, named
-                )
-                before = entry.to_json() if entry is not None else None
-                # The log's entry goes with the notification: a kill before the log's own
-                # write is mended from it at the next start (_record_unrecorded).
-                if self.outbox.enqueue(
-                    notification, now, told_before=before, told_after=after.to_json()
-                ):
-                    result.append(notification)
-            self.nflog.record(receiver.name, key, after)
-        return result
 
     def _write_all_again(self, now: float) -> None:
         """After a refused write, every state file is written whole at each evaluation until
