@@ -134,6 +134,7 @@ def test_missing_and_repeated_sequence_numbers_give_lost_and_duplicate_writes(
 
     # A restart resumes the query and the detectors' state: nothing new, nothing twice.
     again = MonitorJob(spark, config)
+    again.start()
     assert again.board.batch_id == job.board.batch_id
     again.run_available_now()
     assert again.board.lost_writes() == [(0, "all", 37), (0, "all", 64)]

@@ -58,7 +58,8 @@ def test_batches_committed_after_the_last_save_are_read_again_after_a_crash(
     assert logged_batches(crashed.checkpoint, "commits") == [0, 1, 2]
 
     sink = RecordingSink()
-    restarted = MonitorJob(spark, config, [sink])  # the state of batch 0; batches 1-2 rewound
+    restarted = MonitorJob(spark, config, [sink])
+    restarted.start()  # the state of batch 0; batches 1-2 rewound
     assert restarted.board.batch_id == 0
     assert logged_batches(restarted.checkpoint, "commits") == [0]
     assert full_gcs(restarted) == 2
@@ -72,7 +73,8 @@ def test_batches_committed_after_the_last_save_are_read_again_after_a_crash(
     assert all(not whole for whole, count in sink.told if count < 6), sink.told
     assert restarted.board.batch_id == logged_batches(restarted.checkpoint, "commits")[-1]
 
-    stopped = MonitorJob(spark, config)  # the stop saved everything: nothing to rewind
+    stopped = MonitorJob(spark, config)
+    stopped.start()  # the stop saved everything: nothing to rewind
     assert stopped.board.batch_id == restarted.board.batch_id
     assert full_gcs(stopped) == 6
 
@@ -128,6 +130,7 @@ def test_a_batch_read_again_after_a_crash_sends_no_dead_letter_twice(
     assert dead_letter_offsets(config) == [1, 3, 5]
 
     restarted = MonitorJob(spark, config)
+    restarted.start()
     assert logged_batches(restarted.checkpoint, "commits") == [0], "batches 1-2 rewound"
     restarted.run_available_now()
     assert full_gcs(restarted) == 3, "batches 1-2 read again"

@@ -37,8 +37,9 @@ def run(config: MonitorConfig, stop: threading.Event | None = None) -> int:
     if stop is None:  # after the session: PySpark installs a SIGINT handler of its own
         stop = threading.Event()
         stop_on_signals(stop)
+    job = MonitorJob(spark, config)
     try:
-        job = MonitorJob(spark, config)
+        job.start()  # a state a newer release wrote is refused before any sink starts
     except StateFormatError as exc:
         print(f"kafka-health run: {exc}", file=sys.stderr)
         return 2
