@@ -162,7 +162,7 @@ def main() -> None:
             since = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")
     if recording is not None:
         recording.stop()
-        recording.dump(spark.sparkContext._jvm.java.io.File(str(args.profile)).toPath())
+        recording.dump(jvm.java.io.File(str(args.profile)).toPath())
     spark.stop()
     if event_log is not None:
         runs_cpu = executor_cpu_ms(event_log)[-args.runs :]

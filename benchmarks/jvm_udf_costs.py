@@ -64,8 +64,8 @@ def builtin_parse(frame: Any, keep: tuple[str, ...] = ()) -> Any:
     from pyspark.sql import functions as F
 
     from kafka_health.config import MonitorConfig
+    from kafka_health.parsing.columns import any_of
     from kafka_health.parsing.envelope import BAD_JSON, first_path, kind_from_file, parse_doc
-    from kafka_health.parsing.events import _any_of
     from kafka_health.parsing.prefilter import prefilter_anchors
 
     fields = MonitorConfig().parsing.fields
@@ -97,7 +97,7 @@ def builtin_parse(frame: Any, keep: tuple[str, ...] = ()) -> Any:
                F.expr("nullif(substring_index(substr(fl, c + 2), ' ', 1), '')")).alias("level"),
         F.when(F.expr("endswith(fl, ')') AND locate('(', fl) > 0"),
                F.expr("substring_index(substr(fl, 1, length(fl) - 1), '(', -1)")).alias("logger"),
-        F.coalesce(_any_of([m.contains(a) for a in anchors["kafka"]]), F.lit(False))
+        F.coalesce(any_of([m.contains(a) for a in anchors["kafka"]]), F.lit(False))
         .alias("is_candidate"),
     )  # fmt: skip
     return df.select(*keep, *UDF_FIELDS, "is_candidate", "bad_json")

@@ -28,8 +28,9 @@ def operations(frame: Any, messages: Any) -> dict[str, Callable[[], Any]]:
 
     from kafka_health.config import MonitorConfig
     from kafka_health.job import batch as job_batch
+    from kafka_health.parsing.columns import any_of
     from kafka_health.parsing.envelope import BINARY, parse_doc
-    from kafka_health.parsing.events import _any_of, _passes_prefilter
+    from kafka_health.parsing.matching import passes_prefilter
     from kafka_health.parsing.prefilter import prefilter_anchors, prefilter_gates
 
     config = MonitorConfig()
@@ -54,9 +55,9 @@ def operations(frame: Any, messages: Any) -> dict[str, Callable[[], Any]]:
         ),
         "lines: read and count": lambda: messages.groupBy(F.length(t) % 7).count(),
         "lines: is_valid_utf8 and the BINARY regex": lambda: messages.groupBy(checks).count(),
-        walks: lambda: messages.groupBy(_any_of([t.contains(a) for a in anchors["kafka"]])).count(),
+        walks: lambda: messages.groupBy(any_of([t.contains(a) for a in anchors["kafka"]])).count(),
         gated: lambda: messages.groupBy(
-            _passes_prefilter(t, F.split(t, " "), gates["kafka"])
+            passes_prefilter(t, F.split(t, " "), gates["kafka"])
         ).count(),
         "the job's batch plan": lambda: job_batch.driver_rows(
             job_batch.parsed_stream(frame, config)
@@ -125,7 +126,7 @@ def _split(frame: Any, config: Any) -> tuple[Any, Any]:
         return _SPLITS[id(frame)]
     from pyspark.sql import functions as F
 
-    from kafka_health.parsing.events import _passes_prefilter
+    from kafka_health.parsing.matching import passes_prefilter
     from kafka_health.parsing.prefilter import prefilter_gates
 
     gates = prefilter_gates()
@@ -133,9 +134,7 @@ def _split(frame: Any, config: Any) -> tuple[Any, Any]:
     message = F.get_json_object(F.col("value").cast("string"), "$.message")
     t = F.coalesce(message, F.lit(""))
     tokens = F.split(t, " ")
-    passes = _passes_prefilter(t, tokens, gates["gc"]) | _passes_prefilter(
-        t, tokens, gates["kafka"]
-    )
+    passes = passes_prefilter(t, tokens, gates["gc"]) | passes_prefilter(t, tokens, gates["kafka"])
     is_log = F.col("topic") == config.topics.broker_logs
     gated = frame.where(is_log & passes)
     copies = gated

@@ -63,7 +63,7 @@ def main() -> None:
     from kafka_health.job.batch import SOURCE_READS
     from kafka_health.loadgen.throughput import ProgressLog, ThroughputPlan, fill, spark_config
     from kafka_health.loadgen.traffic import Traffic
-    from kafka_health.shipper.devcluster import write_config
+    from kafka_health.services.shipper_devcluster import write_config
     from kafka_health.spark import build_spark_session
     from kafka_health.spark.standalone import standalone_cluster
 

@@ -8,6 +8,8 @@ export PYSPARK_PYTHON="$PWD/.venv/bin/python" SPARK_LOCAL_IP=127.0.0.1
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 .venv/bin/mypy
+# The layers of pyproject.toml's [tool.importlinter]: imports point from the entry points down.
+.venv/bin/lint-imports
 # Two pytest-xdist workers, whole files each: the real-parts tests mostly wait on brokers and
 # Spark, so two run side by side in about half the time (serial: about 50 min here, over the
 # 30-min budget). Arguments come after and win: `bash scripts/test.sh -n 0` runs serially,

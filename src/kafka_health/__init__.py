@@ -1,7 +1,6 @@
-"""kafka-health: a real-time health monitor for Apache Kafka on Spark Structured Streaming."""
+"""kafka-health: a real-time health monitor for Apache Kafka on Spark Structured Streaming.
 
-from kafka_health.config import MonitorConfig, load_config
-from kafka_health.errors import ConfigError, KafkaHealthError
+The configuration is :mod:`kafka_health.config`; the command line :mod:`kafka_health.cli`.
+"""
 
-__all__ = ["ConfigError", "KafkaHealthError", "MonitorConfig", "load_config"]
 __version__ = "0.1.0"

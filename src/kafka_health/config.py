@@ -3,9 +3,11 @@
 Nobody else reads configuration files or environment variables for settings: every module
 receives the part of :class:`MonitorConfig` it needs. Loading fails before anything starts,
 with every problem named by its key path and reason (``ConfigError``). Each section's schema
-lives beside the part it configures (``canary/config.py``, ``job/config.py``, ...); the
+lives beside the part it configures (``canary/config.py``, ``detectors/config.py``, ...); the
 engine, secrets and redaction are :mod:`kafka_health.configuration`. This module assembles
-them and re-exports every section, so ``from kafka_health.config import JobConfig`` works.
+them and re-exports every section for the entry points, the processes and tests. Only the
+layers above it (``cli``, ``commands``, ``job``, ``services``, ``replay``, the dev tooling)
+import it; below, each package imports its own section (pyproject.toml's import-linter layers).
 """
 
 from __future__ import annotations
@@ -46,15 +48,15 @@ from kafka_health.configuration.secrets import (
     REDACTED,
     Secret,
 )
+from kafka_health.detectors.config import (
+    JobConfig,
+)
 from kafka_health.devcluster.config import (
     DevClusterConfig,
 )
 from kafka_health.errors import (
     ConfigError,
     ConfigProblem,
-)
-from kafka_health.job.config import (
-    JobConfig,
 )
 from kafka_health.kafka_config import (
     KafkaClientConfig,
@@ -168,6 +170,12 @@ class MonitorConfig:
     def separate_transport(self) -> bool:
         """True when the monitor's own topics live on a cluster of their own."""
         return bool(self.transport.bootstrap_servers)
+
+    def clusters(self) -> list[KafkaConfig]:
+        """The monitored cluster, then the transport when it is a separate one."""
+        if self.separate_transport:
+            return [self.kafka, self.transport_kafka()]
+        return [self.kafka]
 
     def transport_kafka(self) -> KafkaConfig:
         """The cluster of the monitor's own topics: ``transport``, else the monitored one."""

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import logging
 import ssl
+from collections.abc import Iterable
 
-from kafka_health.config import KafkaClientConfig, KafkaConfig, MonitorConfig
+from kafka_health.kafka_config import KafkaClientConfig, KafkaConfig
 
 log = logging.getLogger(__name__)
 
@@ -103,12 +104,10 @@ def _check_sasl(kafka: KafkaConfig, role: str, timeout_s: float) -> None:
                     verdict.message)  # fmt: skip
 
 
-def refused_access(config: MonitorConfig, role: str) -> str | None:
-    """Why the monitored cluster or the transport refuses ``role``'s credentials or TLS
-    handshake (a clear error at start, naming the listener), or None."""
-    clusters = [config.kafka]
-    if config.separate_transport:
-        clusters.append(config.transport_kafka())
+def refused_access(clusters: Iterable[KafkaConfig], role: str) -> str | None:
+    """Why one of ``clusters`` (the monitored one and the transport:
+    ``MonitorConfig.clusters()``) refuses ``role``'s credentials or TLS handshake (a clear
+    error at start, naming the listener), or None."""
     try:
         for kafka in clusters:
             check_access(kafka, role)

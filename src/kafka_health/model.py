@@ -156,6 +156,10 @@ SIGNALS: dict[str, SignalSpec] = {
               "1 while a broker whose port refused after an answer stays down; evidence: what "
               "the cluster's metadata said of it at once (controlled_shutdown: fenced, or its "
               "partitions handed over; crash: it still leads partitions; unknown)"),
+        _spec("broker_certificate_expiry_timestamp_seconds", Unit.TIMESTAMP, "broker_id",
+              "when the certificate the broker's TLS listener presented to the job's last "
+              "completed ping handshake expires (its notAfter; the leaf certificate), kept while "
+              "the broker fails its pings; none for a plaintext listener"),
         _spec("transport_unanswered_seconds", Unit.SECONDS, "reason",
               "seconds since any broker of the transport cluster (a separate cluster for the "
               "monitor's own topics) last answered the job's ping, while none does (0 while one "
@@ -202,7 +206,10 @@ SOURCE_SIGNALS: dict[str, tuple[str, ...]] = {
         "under_replicated_partitions", "under_min_isr_partitions", "offline_partitions",
     ),
     "canary_topic": ("canary_lost_writes", "canary_duplicate_writes"),
-    "reachability": ("broker_unanswered_seconds", "broker_shutdown_evidence"),
+    "reachability": (
+        "broker_unanswered_seconds", "broker_shutdown_evidence",
+        "broker_certificate_expiry_timestamp_seconds",
+    ),
     "transport_reachability": ("transport_unanswered_seconds",),
 }  # fmt: skip
 SIGNAL_SOURCE = {name: source for source, names in SOURCE_SIGNALS.items() for name in names}

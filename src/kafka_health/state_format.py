@@ -10,13 +10,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from kafka_health import __version__
 from kafka_health.errors import StateFormatError
 
 
 def stamped(document: dict[str, Any], current: int) -> dict[str, Any]:
     """``document`` with its format and this release."""
-    from kafka_health import __version__
-
     return {"format": current, "written_by": __version__, **document}
 
 
@@ -28,8 +27,6 @@ def check_format(
     found = int(document.get("format", 1))
     if found <= current:
         return
-    from kafka_health import __version__
-
     raise StateFormatError(
         f"{path} is in {what} format {found}, written by kafka-health "
         f"{document.get('written_by', 'a newer release')}; kafka-health {__version__} reads "

@@ -23,7 +23,7 @@ class TopicReader:
             bootstrap_servers=servers, enable_auto_commit=False, request_timeout_ms=10_000
         )
         # kafka-python 3.0.12 forgets allow_auto_create_topics=False in its metadata: a reader
-        # must not create the topic before the canary does (see canary.service.new_producer).
+        # must not create the topic before the canary does (see kafka_clients.new_producer).
         self.consumer._cluster.config["allow_auto_create_topics"] = False
         self.records: list[dict[str, Any]] = []
         self._assigned: set[int] = set()

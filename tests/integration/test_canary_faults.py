@@ -31,12 +31,12 @@ from tests.integration.canary_support import (
 )
 from tests.waiting import wait_for
 
-from kafka_health.canary.service import CanaryService
 from kafka_health.cluster_state.prober import AdminSnapshotSource, ClusterStateProber
 from kafka_health.config import JobConfig, MonitorConfig, from_mapping
 from kafka_health.devcluster import ClusterSpec, LocalCluster
 from kafka_health.job.board import SignalBoard
 from kafka_health.reachability.pinger import AdminLister, BrokerPings
+from kafka_health.services.canary import CanaryService
 
 pytestmark = pytest.mark.integration
 

@@ -20,10 +20,10 @@ from kafka import KafkaAdminClient
 from tests.integration.canary_support import TopicReader, complete_snapshots, leaders
 from tests.waiting import wait_for
 
-from kafka_health.canary.service import CanaryService
 from kafka_health.config import MonitorConfig, from_mapping
 from kafka_health.devcluster import LocalCluster
 from kafka_health.devcluster.cluster import process_state
+from kafka_health.services.canary import CanaryService
 
 pytestmark = pytest.mark.integration
 

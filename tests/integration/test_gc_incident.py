@@ -26,13 +26,17 @@ import yaml
 from tests.waiting import wait_for
 from tests.webhook_receiver import ReceiverState, webhook_receiver
 
-from kafka_health.canary.service import CanaryService
-from kafka_health.commands.demo import demo_config
 from kafka_health.config import MonitorConfig, ReceiverConfig
 from kafka_health.devcluster import LocalCluster
 from kafka_health.devcluster.cluster import free_ports
 from kafka_health.faults.monitor import scrape
-from kafka_health.shipper.devcluster import shipper_config_for, start_shipper_thread, write_config
+from kafka_health.services.canary import CanaryService
+from kafka_health.services.demo import demo_config
+from kafka_health.services.shipper_devcluster import (
+    shipper_config_for,
+    start_shipper_thread,
+    write_config,
+)
 
 pytestmark = [pytest.mark.integration, pytest.mark.spark]
 

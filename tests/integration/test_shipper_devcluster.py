@@ -8,7 +8,11 @@ from pathlib import Path
 import pytest
 from tests.integration.shipper_support import TopicReader, wait_until
 
-from kafka_health.shipper.devcluster import shipper_config_for, start_shipper_thread, with_shipper
+from kafka_health.services.shipper_devcluster import (
+    shipper_config_for,
+    start_shipper_thread,
+    with_shipper,
+)
 
 pytestmark = pytest.mark.integration
 

@@ -5,7 +5,8 @@ of any size (``JIT_OPTIONS``), but its C1 compiler gives up on a method holding 
 ("out of virtual registers") and C2 on one too large ("out of nodes"); such a method stays at
 C1's lowest tier, or runs interpreted, for as long as the job runs. One paced run spent 12 % of
 the executors' CPU interpreting the parse's largest stage (25 KB). The stages are cut small
-enough (``parsing.events``'s chunk sizes) that no compilation of them fails.
+enough (the chunk sizes of ``parsing.matching`` and ``parsing.fields``) that no compilation
+of them fails.
 
 Measured in a fresh JVM (``jit_probe.py``): a class compiled earlier in this session's JVM
 would not be compiled again while the test watches."""

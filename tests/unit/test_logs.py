@@ -52,7 +52,7 @@ def test_the_shape_blanks_long_numbers_and_keeps_short_ones() -> None:
 
 def test_only_the_libraries_loggers_are_libraries() -> None:
     assert is_library("kafka") and is_library("kafka.net.connection") and is_library("py4j.java")
-    assert not is_library("kafka_health.canary.service") and not is_library("kafkaesque")
+    assert not is_library("kafka_health.services.canary") and not is_library("kafkaesque")
 
 
 def test_repeats_within_the_window_are_counted_and_the_next_one_out_carries_the_count() -> None:
@@ -78,7 +78,7 @@ def test_repeats_within_the_window_are_counted_and_the_next_one_out_carries_the_
 def test_the_process_own_records_always_pass() -> None:
     collapse = RepeatCollapse(window_s=60, clock=Clock())
     for _ in range(3):
-        assert passed(collapse, record("kafka_health.canary.service", "probe failed"))
+        assert passed(collapse, record("kafka_health.services.canary", "probe failed"))
     assert collapse.suppressed_total == 0
 
 

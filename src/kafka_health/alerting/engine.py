@@ -149,6 +149,8 @@ def series_value(cond: ConditionConfig, series: Series, now: float) -> float | N
     value = series.signal.value
     if cond.transform == "age":
         return now - value
+    if cond.transform == "remaining":
+        return value - now
     if cond.transform == "elapsed":
         return value + max(0.0, now - series.received_at)
     return value

@@ -20,7 +20,7 @@ from prometheus_client import CollectorRegistry, pushadd_to_gateway
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from kafka_health.config import ExporterConfig
+from kafka_health.alerting.config import ExporterConfig
 from kafka_health.configuration.redact import safe_url
 from kafka_health.configuration.secrets import resolve_value
 from kafka_health.errors import ConfigError

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import json
 
+from kafka_health.alerting.config import ReceiverConfig
 from kafka_health.alerting.engine import Alert
 from kafka_health.alerting.group import group_labels
 from kafka_health.alerting.notify_log import NotifiedAlert, NotifyReason, idempotency_key
 from kafka_health.alerting.webhook import AlertPayload, Notification
-from kafka_health.config import ReceiverConfig
 
 
 class Payloads:

@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from kafka_health.alerting.config import ReceiverConfig
 from kafka_health.alerting.dedup import GroupNews, group_news
 from kafka_health.alerting.engine import Alert
 from kafka_health.alerting.group import GroupTimers, group_key
@@ -32,7 +33,6 @@ from kafka_health.alerting.outbox import Outbox
 from kafka_health.alerting.payloads import Payloads
 from kafka_health.alerting.silence import Matcher, matches_all
 from kafka_health.alerting.webhook import AlertPayload, Notification
-from kafka_health.config import ReceiverConfig
 
 
 @dataclass(frozen=True)

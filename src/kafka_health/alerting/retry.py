@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from prometheus_client import CollectorRegistry, Counter
 
+from kafka_health.alerting.config import ReceiverConfig
 from kafka_health.alerting.outbox import Outbox, OutboxEntry
 from kafka_health.alerting.webhook import (
     FAILURE_REASONS,
@@ -30,7 +31,6 @@ from kafka_health.alerting.webhook import (
     backoff_s,
     failed_attempt,
 )
-from kafka_health.config import ReceiverConfig
 from kafka_health.configuration.redact import safe_url
 from kafka_health.configuration.secrets import resolve_value
 

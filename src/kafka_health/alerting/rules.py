@@ -18,14 +18,15 @@ from typing import Any, Literal
 
 import yaml
 
+from kafka_health.alerting.config import Severity
 from kafka_health.alerting.silence import Matcher, parse_matcher
-from kafka_health.config import Severity, parse_section
+from kafka_health.configuration.engine import parse_section
 from kafka_health.errors import ConfigError, ConfigProblem
 from kafka_health.model import SIGNALS, Unit
 
 Op = Literal[">", ">=", "<", "<=", "==", "!="]
 Aggregate = Literal["max", "min", "sum", "avg"]
-Transform = Literal["value", "age", "elapsed"]
+Transform = Literal["value", "age", "remaining", "elapsed"]
 MaintenanceMode = Literal["page", "own_broker", "any_broker", "hosted"]
 HostedMode = Literal["no", "if_known", "required"]
 
@@ -86,6 +87,8 @@ class ConditionConfig:
     ``broker_id!=""``: only per-broker series; an absent label is ``""``).
 
     ``transform``: ``value`` as reported; ``age``: now minus the value (timestamp signals);
+    ``remaining``: the value minus now (timestamps ahead: the time left until a certificate
+    expires);
     ``elapsed``: the value plus the time since it was reported (``*_age_seconds`` signals keep
     growing when nothing new arrives). ``range_s`` > 0 combines the values of the last
     ``range_s`` seconds of event time (one per window end) with ``range_func``; ``sum``
@@ -120,8 +123,10 @@ class ConditionConfig:
             )
             return problems
         problems += _matcher_problems(self.matchers, f"{path}.matchers", spec.labels)
-        if self.transform == "age" and spec.unit != Unit.TIMESTAMP:
-            problems.append(ConfigProblem(f"{path}.transform", "age needs a timestamp signal"))
+        if self.transform in ("age", "remaining") and spec.unit != Unit.TIMESTAMP:
+            problems.append(
+                ConfigProblem(f"{path}.transform", f"{self.transform} needs a timestamp signal")
+            )
         if self.transform == "elapsed" and spec.unit != Unit.SECONDS:
             problems.append(ConfigProblem(f"{path}.transform", "elapsed needs a seconds signal"))
         if self.range_s < 0:

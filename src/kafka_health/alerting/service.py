@@ -30,9 +30,11 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Protocol
 
 from prometheus_client import CollectorRegistry
 
+from kafka_health.alerting.config import AlertingConfig
 from kafka_health.alerting.declared_maintenance import FILE_NAME as DECLARED_FILE
 from kafka_health.alerting.declared_maintenance import DeclaredMaintenance
 from kafka_health.alerting.delivery import DeliveryWorkers
@@ -52,7 +54,6 @@ from kafka_health.alerting.rules import AlertRulesConfig, load_rules
 from kafka_health.alerting.silence import SilenceStore, configured_silences, parse_matcher
 from kafka_health.alerting.store import SignalStore
 from kafka_health.alerting.webhook import HttpTransport, Notification, Transport
-from kafka_health.config import AlertingConfig, MonitorConfig
 from kafka_health.metrics_endpoint import MetricsEndpointsConfig
 from kafka_health.model import Signal, labels
 from kafka_health.state_format import check_format, stamped
@@ -87,6 +88,20 @@ def signal_store(config: AlertingConfig, engine: Engine) -> SignalStore:
         history_s={c.signal: c.range_s for c in conditions if c.range_s > 0},
         max_series=config.exporter.max_series_per_signal,
     )
+
+
+class AlertingSections(Protocol):
+    """What :meth:`AlertService.from_config` reads of the whole configuration
+    (:class:`kafka_health.config.MonitorConfig` has it; the alerting package stays below it)."""
+
+    @property
+    def alerting(self) -> AlertingConfig: ...
+
+    @property
+    def cluster_name(self) -> str: ...
+
+    @property
+    def metrics_endpoints(self) -> MetricsEndpointsConfig: ...
 
 
 class AlertService:
@@ -172,7 +187,7 @@ class AlertService:
     @classmethod
     def from_config(
         cls,
-        config: MonitorConfig,
+        config: AlertingSections,
         clock: Clock = time.time,
         registry: CollectorRegistry | None = None,
     ) -> AlertService:

@@ -27,8 +27,8 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
+from kafka_health.alerting.config import ReceiverConfig
 from kafka_health.alerting.http_exchange import InvalidRequest, Target, post
-from kafka_health.config import ReceiverConfig
 from kafka_health.configuration.redact import safe_url
 from kafka_health.configuration.secrets import resolve_value
 from kafka_health.errors import ConfigError

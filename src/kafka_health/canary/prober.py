@@ -26,11 +26,13 @@ from typing import Any, Protocol
 
 from kafka.errors import KafkaTimeoutError
 
-from kafka_health.canary.clock import Clock
-from kafka_health.canary.failures import classify
 from kafka_health.canary.metrics import CanaryMetrics
 from kafka_health.canary.records import Acks, Probe, ProbeOutcome
 from kafka_health.canary.sequence import SequenceStore
+from kafka_health.clock import Clock
+from kafka_health.failures import classify
+from kafka_health.kafka_clients import python_client_options
+from kafka_health.kafka_config import KafkaConfig
 
 log = logging.getLogger(__name__)
 
@@ -278,3 +280,24 @@ class KafkaProbeProducer:
 
     def close(self, timeout_s: float) -> None:
         self.producer.close(timeout=timeout_s)
+
+
+def probe_producer_options(
+    kafka: KafkaConfig, canary_id: str, acks: Acks, timeout_s: float
+) -> dict[str, Any]:
+    """A probe producer: no retries (each probe's first answer is its outcome), no batching."""
+    timeout_ms = int(timeout_s * 1000)
+    return {
+        **python_client_options(kafka),
+        "client_id": f"{canary_id}-probe-acks-{acks}",
+        "acks": "all" if acks == "all" else 1,
+        "retries": 0,
+        "enable_idempotence": False,
+        "linger_ms": 0,
+        "request_timeout_ms": timeout_ms,
+        "delivery_timeout_ms": timeout_ms + 1000,
+        "max_block_ms": min(timeout_ms, 5000),
+        "bootstrap_timeout_ms": timeout_ms,
+        "metadata_max_age_ms": 10_000,
+        "allow_auto_create_topics": False,
+    }

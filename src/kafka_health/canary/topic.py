@@ -31,8 +31,8 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from kafka_health.canary.config import CanaryConfig
 from kafka_health.canary.metrics import CanaryMetrics
-from kafka_health.config import CanaryConfig
 
 log = logging.getLogger(__name__)
 

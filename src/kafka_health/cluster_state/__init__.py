@@ -1,15 +1,3 @@
-"""The cluster-state prober: snapshots of every partition's leader, replicas and ISR."""
-
-from kafka_health.lazy import lazy_names
-
-__all__ = ["BrokerState", "ClusterStateProber", "PartitionState", "SnapshotSummary"]
-
-_HOMES = {
-    "ClusterStateProber": "kafka_health.cluster_state.prober",
-    "BrokerState": "kafka_health.cluster_state.records",
-    "PartitionState": "kafka_health.cluster_state.records",
-    "SnapshotSummary": "kafka_health.cluster_state.records",
-}
-
-
-__getattr__ = lazy_names(__name__, _HOMES)
+"""The cluster-state prober: snapshots of every partition's leader, replicas and ISR
+(:mod:`.prober`, record schemas in :mod:`.records`). Its process is
+:mod:`kafka_health.services.cluster_state`."""

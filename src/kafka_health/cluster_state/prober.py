@@ -19,10 +19,10 @@ from typing import Any, Protocol
 
 from prometheus_client import CollectorRegistry, Counter, Gauge
 
-from kafka_health.canary.clock import Clock
-from kafka_health.canary.failures import classify
+from kafka_health.clock import Clock
+from kafka_health.cluster_state.config import ClusterStateConfig
 from kafka_health.cluster_state.records import BrokerState, PartitionState, SnapshotSummary
-from kafka_health.config import ClusterStateConfig
+from kafka_health.failures import classify
 
 log = logging.getLogger(__name__)
 

@@ -55,8 +55,10 @@ def _feed(service: AlertService, source: TextIO, done: threading.Event) -> None:
 
 
 def _shown(cond: ConditionConfig) -> str:
-    """``signal op threshold``, with its ``also`` conditions after ``and``."""
-    shown = f"{cond.signal} {cond.op} {cond.threshold:g}"
+    """``signal op threshold`` (``transform(signal)`` when transformed), with its ``also``
+    conditions after ``and``."""
+    signal = cond.signal if cond.transform == "value" else f"{cond.transform}({cond.signal})"
+    shown = f"{signal} {cond.op} {cond.threshold:g}"
     if not cond.also:
         return shown
     return "(" + " and ".join([shown, *(_shown(extra) for extra in cond.also)]) + ")"

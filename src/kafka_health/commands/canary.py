@@ -34,12 +34,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from kafka_health.canary.service import CanaryService
+    from kafka_health.services.canary import CanaryService
 
     config = with_cluster(config_from_args(args))
     if config is None:
         return 2
-    refused = refused_access(config, "canary")
+    refused = refused_access(config.clusters(), "canary")
     if refused is not None:
         print(refused, file=sys.stderr)
         return 2

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from kafka_health.config import dump_redacted, load_config
+from kafka_health.config import load_config
+from kafka_health.configuration.redact import dump_redacted
 
 NAME = "check-config"
 HELP = "validate a config file; print the effective config (secrets redacted) or the errors"

@@ -24,13 +24,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from prometheus_client import CollectorRegistry
 
-    from kafka_health.canary.service import ClusterStateService
     from kafka_health.metrics_endpoint import serve_metrics
+    from kafka_health.services.cluster_state import ClusterStateService
 
     config = with_cluster(config_from_args(args))
     if config is None:
         return 2
-    refused = refused_access(config, "cluster-state")
+    refused = refused_access(config.clusters(), "cluster-state")
     if refused is not None:
         print(refused, file=sys.stderr)
         return 2

@@ -13,7 +13,6 @@ scenarios once the monitor is healthy and prints its latency. Ctrl-C, SIGTERM or
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import logging
 import shutil
 import signal
@@ -28,7 +27,6 @@ from typing import Any
 from kafka_health.commands.common import add_config_argument, config_from_args
 from kafka_health.commands.demo_console import Timeline, clock_time, log_to_file, status_line
 from kafka_health.commands.dev_cluster import cluster_spec, print_status
-from kafka_health.config import MonitorConfig, ReceiverConfig
 from kafka_health.devcluster import DevClusterError, LocalCluster
 from kafka_health.devcluster.cluster import transport_spec
 from kafka_health.faults.context import FaultContext
@@ -38,8 +36,6 @@ from kafka_health.faults.runner import BenchOptions, FaultBench, one_line
 from kafka_health.faults.scenarios import SCENARIOS, Scenario
 from kafka_health.kafka_clients import python_client_options
 
-KRAFT_BROKER_SESSION_TIMEOUT_MS = 9000
-"""broker.session.timeout.ms, Kafka's default, which the dev cluster keeps."""
 HEALTHY_TIMEOUT_S = 600.0
 """Bound on the wait for a healthy monitor before ``--fault`` (Spark's first start included)."""
 MONITOR_STATE = ("logs", "checkpoints", "canary", "alerting")
@@ -73,41 +69,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--cluster-only", action="store_true", help="start only the Kafka cluster (no monitor)"
-    )
-
-
-def demo_config(
-    base: MonitorConfig,
-    cluster: LocalCluster,
-    pager_url: str,
-    transport: LocalCluster | None = None,
-) -> MonitorConfig:
-    """The monitor's config for a fresh demo cluster: state under its folder, pages to the
-    console pager, metrics on free ports, GC pauses judged against its brokers' session
-    timeout; the monitor's own topics on ``transport`` when given (else on ``cluster``)."""
-    home = cluster.spec.dir.resolve()
-    config = base.with_bootstrap(cluster.bootstrap_servers)
-    if transport is not None:
-        config = config.with_transport(transport.bootstrap_servers)
-    receiver = ReceiverConfig(name="console", url=pager_url, timeout_s=5.0)
-    session_ms = (
-        cluster.spec.zookeeper_session_timeout_ms
-        if cluster.spec.mode == "zookeeper"
-        else KRAFT_BROKER_SESSION_TIMEOUT_MS
-    )
-    return dataclasses.replace(
-        config,
-        spark=dataclasses.replace(config.spark, checkpoint_dir=str(home / "checkpoints")),
-        job=dataclasses.replace(
-            config.job, starting_offsets="earliest", session_timeout_ms=session_ms
-        ),
-        canary=dataclasses.replace(config.canary, state_dir=str(home / "canary"), metrics_port=0),
-        alerting=dataclasses.replace(
-            config.alerting,
-            state_dir=str(home / "alerting"),
-            receivers=[receiver],
-            exporter=dataclasses.replace(config.alerting.exporter, port=0),
-        ),
     )
 
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 from kafka_health.commands.common import add_config_argument, config_from_args
 from kafka_health.commands.interrupts import interrupted_by_signals
-from kafka_health.config import DevClusterConfig
 from kafka_health.devcluster import ClusterSpec, DevClusterError, LocalCluster
 from kafka_health.devcluster.cluster import process_state
+from kafka_health.devcluster.config import DevClusterConfig
 
 NAME = "dev-cluster"
 HELP = "start, inspect, stop or inject faults into a local Kafka cluster (JVM processes)"
@@ -56,6 +56,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--security", choices=("none", "sasl", "tls"),
         help="up: a secured client listener beside PLAINTEXT (sasl: SCRAM-SHA-512, KRaft only; "
         "tls: a CA and certificate made for the run)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--cert-days", type=int,
+        help="up --security tls: days the broker certificate is valid (default 7; 1 or 2 make "
+        "one that BrokerCertificateExpiringSoon pages about)",
     )  # fmt: skip
 
 
@@ -101,6 +106,7 @@ def _up(config: DevClusterConfig, args: argparse.Namespace, directory: Path) -> 
         mode=args.mode,
         zookeeper_session_timeout_ms=args.zk_session_timeout_ms,
         security=args.security,
+        cert_days=args.cert_days,
     )
     checked = DevClusterConfig(**{**dataclasses.asdict(config), "brokers": spec.brokers})
     problems = checked.check("devcluster")

@@ -31,7 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     config = config_from_args(args)
     if args.dev_cluster is not None:
-        from kafka_health.shipper.devcluster import shipper_config_for
+        from kafka_health.services.shipper_devcluster import shipper_config_for
 
         try:
             cluster = LocalCluster.load(args.dev_cluster)
@@ -50,11 +50,11 @@ def run(args: argparse.Namespace) -> int:
         )
         return 2
 
-    refused = refused_access(config, "ship-logs")
+    refused = refused_access(config.clusters(), "ship-logs")
     if refused is not None:
         print(refused, file=sys.stderr)
         return 2
-    from kafka_health.shipper.runner import run_shipper
+    from kafka_health.services.shipper import run_shipper
 
     stop = threading.Event()
 

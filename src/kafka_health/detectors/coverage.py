@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kafka_health.config import JobConfig
+from kafka_health.detectors.config import JobConfig
 from kafka_health.detectors.inputs import Batch
 from kafka_health.detectors.inventory import Inventory
 from kafka_health.model import Signal, labels

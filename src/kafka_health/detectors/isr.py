@@ -15,7 +15,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from kafka_health.config import JobConfig
+from kafka_health.detectors.config import JobConfig
 from kafka_health.detectors.inputs import Batch, ClusterRecord, LogEvent
 from kafka_health.detectors.memo import SignalMemo
 from kafka_health.model import ReplicationJudged, Signal, labels

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kafka_health.config import JobConfig
+from kafka_health.detectors.config import JobConfig
 from kafka_health.detectors.inputs import LogEvent
 from kafka_health.detectors.windows import current_window_end_ms, window_start_ms
 

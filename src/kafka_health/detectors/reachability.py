@@ -15,6 +15,16 @@ Signal ``broker_unanswered_seconds{broker_id, reason}`` per pinged broker: 0 wit
 ``timeout``, ...). It is computed from elapsed time, so it grows on every tick with no new
 ping: a ping still in flight is bounded by its deadline and then reported as failed.
 
+On a TLS listener, a ``tls`` failure says why in the details (``tls_failure``: ``expired``,
+``not_yet_valid``, ``unknown_authority``, ``name_mismatch`` or ``handshake_failed``), and its
+``error`` text says it in words.
+
+Signal ``broker_certificate_expiry_timestamp_seconds{broker_id}``: when the certificate the
+broker presented at its last completed TLS handshake expires (its ``notAfter``, epoch
+seconds; the leaf certificate), details its subject, issuer, serial and days left. Kept while
+the broker fails its pings (an expired certificate fails every handshake after it); none for a
+plaintext listener, or before the first handshake.
+
 Signal ``broker_shutdown_evidence{broker_id, evidence}``: 1 while a broker whose port refused
 after an answer has not answered again, ``evidence`` what the metadata said of it then
 (:mod:`kafka_health.reachability.shutdown_evidence`: ``controlled_shutdown``, ``crash`` or
@@ -30,7 +40,7 @@ from typing import Any
 from kafka_health.detectors.inputs import Batch
 from kafka_health.model import Signal, labels
 from kafka_health.reachability.config import ReachabilityConfig
-from kafka_health.reachability.ping import ANSWERED, Address, Ping
+from kafka_health.reachability.ping import ANSWERED, Address, Certificate, Ping
 from kafka_health.reachability.shutdown_evidence import Evidence
 
 MAX_OPEN_SNAPSHOTS = 4
@@ -47,6 +57,7 @@ class _Broker:
     outcome: str | None = None  # the last ping's outcome
     outcome_at: float | None = None
     detail: str = ""
+    tls_failure: str = ""  # why the last ping's TLS handshake failed
     failing_since: float | None = None
     """Restored: since when it had not answered when the previous process stopped (its
     failure continues until this process sees an answer)."""
@@ -62,11 +73,20 @@ class Unanswered:
     last_answered_at: float | None
     since: float | None
     error: str
+    tls_failure: str = ""
 
     def details(self) -> dict[str, Any]:
         return {"address": self.address, "outcome": self.outcome,
                 "last_answered_at": self.last_answered_at, "since": self.since,
-                "error": self.error}  # fmt: skip
+                "error": self.error, "tls_failure": self.tls_failure}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class SeenCertificate:
+    """A broker's certificate, as its last completed TLS handshake showed it (at ``seen_at``)."""
+
+    certificate: Certificate
+    seen_at: float
 
 
 class Reachability:
@@ -79,6 +99,7 @@ class Reachability:
         self._members_at = 0
         self._snapshot: dict[int, set[int]] = {}  # snapshot_ms -> brokers so far
         self._evidence: dict[int, Evidence] = {}  # broker -> the verdict on its outage
+        self._certificates: dict[int, SeenCertificate] = {}  # not saved: seen again at once
 
     # ------------------------------------------------------------------ inputs
 
@@ -101,6 +122,11 @@ class Reachability:
             if entry.first_pinged is None:
                 entry.first_pinged = p.started
             entry.outcome, entry.outcome_at, entry.detail = p.outcome, p.finished, p.detail
+            entry.tls_failure = p.tls_failure
+            if p.certificate is not None:
+                self._certificates[p.broker_id] = SeenCertificate(p.certificate, p.finished)
+            elif p.answered:  # answered without TLS: no certificate to report
+                self._certificates.pop(p.broker_id, None)
             if p.answered:
                 entry.answered = p.finished
                 entry.failing_since = None
@@ -146,7 +172,24 @@ class Reachability:
             Signal("broker_shutdown_evidence", labels(broker_id=broker_id, evidence=e.verdict),
                    1.0, now, e.details())
             for broker_id, e in sorted(self.evidence_now().items())
+        ] + [
+            Signal("broker_certificate_expiry_timestamp_seconds", labels(broker_id=broker_id),
+                   seen.certificate.not_after, seen.seen_at,
+                   {"address": self._address(broker_id), "seen_at": seen.seen_at,
+                    **seen.certificate.details(now)})
+            for broker_id, seen in sorted(self.certificates().items())
         ]  # fmt: skip
+
+    def certificates(self) -> dict[int, SeenCertificate]:
+        """Each pinged broker's certificate, as its last completed TLS handshake showed it."""
+        for broker_id in [b for b in self._certificates if b not in self._brokers]:
+            del self._certificates[broker_id]
+        return dict(self._certificates)
+
+    def _address(self, broker_id: int) -> str:
+        e = self._brokers[broker_id]
+        host = f"[{e.host}]" if ":" in e.host else e.host  # an IPv6 address
+        return f"{host}:{e.port}"
 
     def evidence_now(self) -> dict[int, Evidence]:
         """The verdicts on the outages still going on (a broker that answered since its
@@ -169,9 +212,8 @@ class Reachability:
             else:
                 since = _failing_since(e, now)
                 value = max(0.0, now - since)
-            host = f"[{e.host}]" if ":" in e.host else e.host  # an IPv6 address
-            out[broker_id] = Unanswered(f"{host}:{e.port}", e.outcome, round(value, 3),
-                                        e.answered, since, e.detail)  # fmt: skip
+            out[broker_id] = Unanswered(self._address(broker_id), e.outcome, round(value, 3),
+                                        e.answered, since, e.detail, e.tls_failure)  # fmt: skip
         return out
 
     def forget(self, broker_ids: set[int]) -> None:
@@ -179,6 +221,7 @@ class Reachability:
         for broker_id in broker_ids:
             self._brokers.pop(broker_id, None)
             self._evidence.pop(broker_id, None)
+            self._certificates.pop(broker_id, None)
 
     # ------------------------------------------------------------------ state
 
@@ -217,6 +260,7 @@ class Reachability:
                 )
                 entry.outcome, entry.outcome_at = outcome, e.get("outcome_at")
                 entry.detail = str(e.get("detail", ""))
+                entry.tls_failure = str(e.get("tls_failure", ""))
                 entry.failing_since = _failing_since(saved, float(e.get("outcome_at") or 0.0))
             self._brokers[int(b)] = entry
         members = state.get("members")

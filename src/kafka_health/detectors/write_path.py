@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from kafka_health.config import JobConfig
+from kafka_health.detectors.config import JobConfig
 from kafka_health.detectors.inputs import Batch
 from kafka_health.detectors.memo import SignalMemo
 from kafka_health.detectors.windows import current_window_end_ms, quantile, window_start_ms

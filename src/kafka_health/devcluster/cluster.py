@@ -48,7 +48,7 @@ from kafka_health.devcluster.processes import (
     role_of,
 )
 from kafka_health.devcluster.runtime import ensure_kafka_runtime
-from kafka_health.devcluster.security import ListenerSecurity, Security
+from kafka_health.devcluster.security import CERT_DAYS, ListenerSecurity, Security
 from kafka_health.jdk import jdk_tool
 
 Mode = Literal["kraft", "zookeeper"]
@@ -76,6 +76,8 @@ class ClusterSpec:
     security: Security = "none"
     """A secured client listener beside PLAINTEXT: ``sasl`` (SCRAM-SHA-512, KRaft only) or
     ``tls`` (a CA and certificate made for the run); see :mod:`.security`."""
+    cert_days: int = CERT_DAYS
+    """``tls``: how many days the broker certificate is valid."""
 
     @property
     def version(self) -> str:
@@ -286,7 +288,9 @@ class LocalCluster:
         """The secured listener's material, if the cluster has one."""
         if self.spec.security == "none":
             return None
-        return ListenerSecurity(self.spec.security, self.spec.dir.resolve() / "secrets")
+        return ListenerSecurity(
+            self.spec.security, self.spec.dir.resolve() / "secrets", self.spec.cert_days
+        )
 
     @property
     def secure_bootstrap_servers(self) -> list[str]:

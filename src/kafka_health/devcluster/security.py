@@ -6,7 +6,9 @@ the secured listener is the one a monitor is pointed at (``LocalCluster.secure_b
 SCRAM credentials are created when KRaft storage is formatted (``--add-scram``), so SASL is
 offered in KRaft mode only. Secrets live in ``<cluster dir>/secrets`` (0600): the SASL
 password in ``sasl-password``, the TLS CA in ``ca.pem`` (what clients trust) and the broker's
-key and certificate (for 127.0.0.1 and localhost) in ``broker-keystore.pem``.
+key and certificate (for 127.0.0.1 and localhost) in ``broker-keystore.pem``. The broker
+certificate is valid for ``cert_days`` (default :data:`CERT_DAYS`; a short one makes a
+certificate about to expire, as kafka-health's certificate alerts see it).
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ class ListenerSecurity:
 
     kind: Security
     secrets_dir: Path
+    cert_days: int = CERT_DAYS
+    """How long the broker certificate is valid (the CA: at least as long)."""
 
     @property
     def listener(self) -> str:
@@ -101,12 +105,12 @@ class ListenerSecurity:
         san.write_text("subjectAltName=IP:127.0.0.1,DNS:localhost\n", encoding="utf-8")
         for command in (
             ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(ca_key),
-             "-out", str(self.ca_file), "-days", str(CERT_DAYS), "-subj",
+             "-out", str(self.ca_file), "-days", str(max(CERT_DAYS, self.cert_days)), "-subj",
              "/CN=kafka-health dev cluster CA"],
             ["openssl", "req", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out",
              str(csr), "-subj", "/CN=localhost"],
             ["openssl", "x509", "-req", "-in", str(csr), "-CA", str(self.ca_file), "-CAkey",
-             str(ca_key), "-CAcreateserial", "-out", str(cert), "-days", str(CERT_DAYS),
+             str(ca_key), "-CAcreateserial", "-out", str(cert), "-days", str(self.cert_days),
              "-extfile", str(san)],
         ):  # fmt: skip
             result = subprocess.run(command, capture_output=True, text=True, check=False)

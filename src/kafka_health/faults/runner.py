@@ -29,7 +29,7 @@ from kafka_health.faults.evaluate import alerts_of, judge, resolved
 from kafka_health.faults.monitor import MonitorProcesses, Sample, scrape
 from kafka_health.faults.receiver import RecordingReceiver
 from kafka_health.faults.scenarios import Scenario, record_acks1_truth
-from kafka_health.shipper.devcluster import shipper_config_for, write_config
+from kafka_health.services.shipper_devcluster import shipper_config_for, write_config
 
 
 @dataclass(frozen=True)
@@ -254,7 +254,7 @@ class FaultBench:
         )
 
     def _write_configs(self, cluster: LocalCluster, receiver_url: str) -> None:
-        from kafka_health.commands.demo import demo_config
+        from kafka_health.services.demo import demo_config
 
         o = self.options
         monitor = demo_config(o.base, cluster, receiver_url, transport=self.transport)

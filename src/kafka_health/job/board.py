@@ -23,8 +23,9 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from kafka_health.config import JobConfig, MonitorConfig
+from kafka_health.config import MonitorConfig
 from kafka_health.detectors.broker_failures import BrokerFailures
+from kafka_health.detectors.config import JobConfig
 from kafka_health.detectors.controller import ActiveController
 from kafka_health.detectors.coverage import LOGGED_KINDS, Coverage
 from kafka_health.detectors.elections import Elections, distinct_elections

@@ -29,7 +29,7 @@ def run(config: MonitorConfig, stop: threading.Event | None = None) -> int:
         raise ConfigError(
             [ConfigProblem("kafka.bootstrap_servers", "the job needs the cluster to monitor")]
         )
-    refused = refused_access(config, "run")
+    refused = refused_access(config.clusters(), "run")
     if refused is not None:
         print(f"kafka-health {refused}", file=sys.stderr)
         return 2

@@ -23,7 +23,7 @@ never a failed batch:
   ``canary_id`` over :data:`TEXT_MAX_CHARS`).
 
 A canary outcome's error class is kept only if it is one of :data:`ERROR_CLASSES` (the
-canary's own classes, :func:`kafka_health.canary.failures.classify` of every Kafka error,
+canary's own classes, :func:`kafka_health.failures.classify` of every Kafka error,
 with the ``Error`` and ``Exception`` suffixes other clients write); any other becomes
 ``other`` (a label value: ``canary_send_failures{error_class}``). It is not a rejection:
 the outcome is still a failed send.
@@ -46,7 +46,7 @@ from typing import Any
 
 from kafka import errors as kafka_errors
 
-from kafka_health.canary.failures import classify
+from kafka_health.failures import classify
 from kafka_health.job.schemas import CLUSTER_STATE_SCHEMA_ID, RESULT_SCHEMA_ID
 from kafka_health.parsing.envelope import BROKER_ID_MAX
 

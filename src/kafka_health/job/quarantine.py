@@ -27,8 +27,9 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
-    from kafka_health.config import DeadLetterConfig, KafkaConfig
     from kafka_health.job.batch import ParseCount
+    from kafka_health.kafka_config import KafkaConfig
+    from kafka_health.parsing.config import DeadLetterConfig
 
 log = logging.getLogger(__name__)
 

@@ -6,8 +6,9 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from kafka_health.config import KafkaConfig, MonitorConfig
+from kafka_health.config import MonitorConfig
 from kafka_health.kafka_clients import spark_kafka_options
+from kafka_health.kafka_config import KafkaConfig
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from kafka_health.config import JobConfig
+from kafka_health.detectors.config import JobConfig
 from kafka_health.job.health import JobHealth, classify_error
 
 log = logging.getLogger(__name__)

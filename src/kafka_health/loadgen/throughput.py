@@ -34,10 +34,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kafka_health.config import JobConfig, MonitorConfig, SparkConfig, TopicsConfig
+from kafka_health.config import MonitorConfig
+from kafka_health.detectors.config import JobConfig
 from kafka_health.kafka_clients import python_client_options
+from kafka_health.kafka_config import TopicsConfig
 from kafka_health.loadgen.traffic import ClusterShape, Record, Traffic
-from kafka_health.shipper.devcluster import write_config
+from kafka_health.services.shipper_devcluster import write_config
+from kafka_health.spark.config import SparkConfig
 
 REPO = Path(__file__).resolve().parents[3]
 

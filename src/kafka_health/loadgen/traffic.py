@@ -44,7 +44,7 @@ from datetime import UTC, datetime
 
 from kafka_health.canary.records import Probe, ProbeOutcome
 from kafka_health.cluster_state.records import BrokerState, PartitionState, SnapshotSummary
-from kafka_health.config import TopicsConfig
+from kafka_health.kafka_config import TopicsConfig
 from kafka_health.shipper.envelope import encode, iso_millis
 
 STEADY: dict[str, float] = {

@@ -2,7 +2,11 @@
 
 - :mod:`~kafka_health.parsing.patterns`: the one table of wordings, each with its source.
 - :mod:`~kafka_health.parsing.envelope`: Kafka records (raw lines or JSON envelopes) -> entries.
-- :mod:`~kafka_health.parsing.events`: entries -> events (built-in Spark functions only).
+- :mod:`~kafka_health.parsing.events`: entries -> events (built-in Spark functions only), in
+  steps: :mod:`~kafka_health.parsing.matching` (the pattern stages),
+  :mod:`~kafka_health.parsing.fields` (the event fields), with the column builders of
+  :mod:`~kafka_health.parsing.stamps` (an entry's layout, time, level) and
+  :mod:`~kafka_health.parsing.columns`.
 - :mod:`~kafka_health.parsing.deadletter`: the rows set aside, with their source offsets.
 - :mod:`~kafka_health.parsing.offline`: files (plain or .gz) -> entries, for ``kafka-health parse``.
 - :mod:`~kafka_health.parsing.reference`: the same table run by Python's ``re`` (tests, benchmark).

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kafka_health.config import DeadLetterConfig
+from kafka_health.parsing.config import DeadLetterConfig
 from kafka_health.parsing.events import BAD_INPUT_REASONS
 
 if TYPE_CHECKING:

@@ -25,8 +25,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kafka_health.config import ParsingConfig
-from kafka_health.parsing.config import EnvelopeFieldsConfig
+from kafka_health.parsing.config import EnvelopeFieldsConfig, ParsingConfig
 from kafka_health.parsing.jsonlayout import LAYOUT_KEYS, is_layout_record
 from kafka_health.spark.stages import chunks, coalesce_in_stages, end_stage
 
@@ -205,31 +204,37 @@ def kept_value(value: Column, size: Column, config: ParsingConfig) -> Column:
     return F.when(size > kept, F.substring(value, 1, kept)).otherwise(value)
 
 
-def decode_records(records: DataFrame, config: ParsingConfig | None = None) -> DataFrame:
-    """Kafka source rows (key, value, topic, partition, offset, timestamp) -> entries.
-
-    Output: ``message``, ``broker_id``, ``host``, ``file``, ``kind``, ``envelope``,
-    ``bad_reason``, ``n_lines`` and the source columns renamed ``source_*``; ``source_value``
-    cut to what dead letters and own records use, ``source_value_bytes`` its full size.
-    """
+def _record_key(df: DataFrame) -> Column:
+    """The record's key as text (null where it has none, or ``df`` no key column)."""
     from pyspark.sql import functions as F
 
-    config = config or ParsingConfig()
-    fields = config.fields
-    df = with_source_names(records)
+    if "source_key" in df.columns:
+        return F.col("source_key").cast("string")
+    return F.lit(None).cast("string")
+
+
+def _with_sized_text(df: DataFrame, config: ParsingConfig) -> DataFrame:
+    """``df`` with the value's size (``_size``, ``source_value_bytes``), its text where it is
+    not over ``max_entry_bytes`` (``_text``), and ``source_value`` cut to what is carried
+    (:func:`kept_value`), in a stage of their own."""
+    from pyspark.sql import functions as F
+
     value = F.col("source_value")
-    key = (
-        F.col("source_key").cast("string")
-        if "source_key" in df.columns
-        else F.lit(None).cast("string")
-    )
     size = F.coalesce(F.octet_length(value), F.lit(0))
     text = F.when(size <= config.max_entry_bytes, value.cast("string"))
     df = df.withColumns({
         "_size": size, "_text": text, "source_value_bytes": size,
         "source_value": kept_value(value, size, config),
     })  # fmt: skip
-    df = end_stage(df)
+    return end_stage(df)
+
+
+def _with_doc(df: DataFrame, config: ParsingConfig) -> DataFrame:
+    """``df`` with ``_pre_bad`` (why the value is no entry before any JSON is read),
+    ``_is_json``, the parsed document (``_doc``, :func:`parse_doc`) and its message
+    (``_json_message``), each step in a stage of its own."""
+    from pyspark.sql import functions as F
+
     t = F.col("_text")
     pre_bad = (
         F.when(F.col("_size") == 0, "empty")
@@ -242,14 +247,33 @@ def decode_records(records: DataFrame, config: ParsingConfig | None = None) -> D
     df = end_stage(df)
     # from_json alone in its stage: it has no generated code, so its projection runs outside
     # whole-stage codegen, and every expression beside it with it.
-    doc = F.when(F.col("_pre_bad").isNull() & F.col("_is_json"), parse_doc(F.col("_text"), fields))
+    doc = F.when(
+        F.col("_pre_bad").isNull() & F.col("_is_json"), parse_doc(F.col("_text"), config.fields)
+    )
     df = end_stage(df.withColumn("_doc", doc))
+    # Its own column: the message is read four times below, and each read parses JSON again.
+    message = first_path(F.col("_doc"), config.fields.message, layouts=True)
+    df = df.withColumn("_json_message", message)
+    return end_stage(df)
+
+
+def _json_ok() -> tuple[Column, Column]:
+    """Whether ``_doc`` parsed as one JSON object, and whether the record is such a JSON
+    record (not raw text)."""
+    from pyspark.sql import functions as F
+
     d = F.col("_doc")
     parsed_ok = d.isNotNull() & d.getField(BAD_JSON).isNull()
-    is_json_ok = F.col("_is_json") & parsed_ok
-    # Its own column: the message is read four times below, and each read parses JSON again.
-    df = df.withColumn("_json_message", first_path(d, fields.message, layouts=True))
-    df = end_stage(df)
+    return parsed_ok, F.col("_is_json") & parsed_ok
+
+
+def _message_and_bad() -> tuple[Column, Column]:
+    """The entry's text (a JSON record's message, a log4j JSON layout's record whole, else
+    the raw text) and the record's bad-input reason so far."""
+    from pyspark.sql import functions as F
+
+    t, d = F.col("_text"), F.col("_doc")
+    parsed_ok, is_json_ok = _json_ok()
     json_message = F.col("_json_message")
     message = (
         F.when(F.col("_pre_bad").isNotNull(), F.lit(None).cast("string"))
@@ -262,18 +286,38 @@ def decode_records(records: DataFrame, config: ParsingConfig | None = None) -> D
         F.when(F.col("_is_json") & ~parsed_ok, "bad_json"),
         F.when(is_json_ok & json_message.isNull(), "no_message"),
     )
+    return message, bad
+
+
+def _key_broker_and_host(key: Column, record_key: str) -> tuple[Column, Column]:
+    """What the record's key gives (``record_key``): a broker id, a host, or (``auto``) the
+    one it looks like."""
+    from pyspark.sql import functions as F
+
     key_is_id = key.rlike(r"^\s*\d+\s*$")
-    if config.record_key == "broker_id":
-        key_broker, key_host = key, F.lit(None).cast("string")
-    elif config.record_key == "host":
-        key_broker, key_host = F.lit(None).cast("string"), key
-    elif config.record_key == "none":
-        key_broker = key_host = F.lit(None).cast("string")
-    else:
-        key_broker, key_host = F.when(key_is_id, F.trim(key)), F.when(~key_is_id, key)
-    # Two stages for the message, bad reason and file, then the broker, host and kind
-    # below (methods of 11 and 14 KB, which HotSpot compiles with the session's JIT_OPTIONS;
-    # five stages when it did not, each copying every row).
+    if record_key == "broker_id":
+        return key, F.lit(None).cast("string")
+    if record_key == "host":
+        return F.lit(None).cast("string"), key
+    if record_key == "none":
+        return F.lit(None).cast("string"), F.lit(None).cast("string")
+    return F.when(key_is_id, F.trim(key)), F.when(~key_is_id, key)
+
+
+def _with_entry(df: DataFrame, config: ParsingConfig, key: Column) -> DataFrame:
+    """``df`` with ``message``, ``bad_reason``, ``file``, ``broker_id`` (as given, trimmed)
+    and ``host``: the envelope's paths, else what the key gives.
+
+    Two stages for the message, bad reason and file, then the broker, host and kind (the
+    next step): methods of 11 and 14 KB, which HotSpot compiles with the session's
+    JIT_OPTIONS; five stages when it did not, each copying every row."""
+    from pyspark.sql import functions as F
+
+    fields = config.fields
+    d = F.col("_doc")
+    _parsed_ok, is_json_ok = _json_ok()
+    message, bad = _message_and_bad()
+    key_broker, key_host = _key_broker_and_host(key, config.record_key)
     df = df.withColumns({"message": message, "bad_reason": bad})
     file_parts = [
         F.when(is_json_ok, first_path(d, part)) for part in chunks(fields.file, PATHS_PER_STAGE)
@@ -284,8 +328,17 @@ def decode_records(records: DataFrame, config: ParsingConfig | None = None) -> D
     host = F.coalesce(F.when(is_json_ok, first_path(d, fields.host)), key_host)
     # The broker id's and kind's checks in a stage of their own: with the reads above, C1
     # gave up compiling the stage (test_parser_jit).
-    df = end_stage(df.withColumn("host", host))
-    given_kind = F.lower(F.when(is_json_ok, first_path(d, fields.kind)))
+    return end_stage(df.withColumn("host", host))
+
+
+def _with_checked_labels(df: DataFrame, fields: EnvelopeFieldsConfig) -> DataFrame:
+    """``df`` with ``kind`` (one of :data:`LOG_KINDS`) and ``broker_id`` only where it is
+    Kafka's (else ``bad_reason`` ``bad_broker_id``), in a stage of their own: they become
+    labels and detector state (the module docstring)."""
+    from pyspark.sql import functions as F
+
+    _parsed_ok, is_json_ok = _json_ok()
+    given_kind = F.lower(F.when(is_json_ok, first_path(F.col("_doc"), fields.kind)))
     kind = F.coalesce(
         F.when(given_kind.isin(*LOG_KINDS), given_kind),
         kind_from_file(F.col("file")),
@@ -293,15 +346,23 @@ def decode_records(records: DataFrame, config: ParsingConfig | None = None) -> D
     )
     named = F.col("broker_id")
     good_id = valid_broker_id(named)
-    df = end_stage(df.withColumns({
+    return end_stage(df.withColumns({
         "kind": kind,
         "broker_id": F.when(good_id, named),
         "bad_reason": F.coalesce(
             F.col("bad_reason"), F.when((named != "") & ~good_id, F.lit("bad_broker_id"))
         ),
     }))  # fmt: skip
+
+
+def _with_envelope_and_lines(df: DataFrame) -> DataFrame:
+    """``df`` with ``envelope`` (which shipper wrote a JSON record, ``raw`` for a raw one)
+    and ``n_lines`` (the entry's lines)."""
+    from pyspark.sql import functions as F
+
+    _parsed_ok, is_json_ok = _json_ok()
     df = df.withColumns({
-        "envelope": F.when(is_json_ok, envelope_name(d)).when(
+        "envelope": F.when(is_json_ok, envelope_name(F.col("_doc"))).when(
             F.col("_pre_bad").isNull() & ~F.col("_is_json"), "raw"
         ),
     })  # fmt: skip
@@ -309,5 +370,20 @@ def decode_records(records: DataFrame, config: ParsingConfig | None = None) -> D
     # split only an entry that has more than one line (a plain scan finds out).
     n_lines = F.when(msg.contains("\n"), F.greatest(F.lit(1), F.size(F.split(msg, "\n"))))
     n_lines = n_lines.otherwise(1)
-    df = df.withColumn("n_lines", n_lines)
+    return df.withColumn("n_lines", n_lines)
+
+
+def decode_records(records: DataFrame, config: ParsingConfig | None = None) -> DataFrame:
+    """Kafka source rows (key, value, topic, partition, offset, timestamp) -> entries.
+
+    Output: ``message``, ``broker_id``, ``host``, ``file``, ``kind``, ``envelope``,
+    ``bad_reason``, ``n_lines`` and the source columns renamed ``source_*``; ``source_value``
+    cut to what dead letters and own records use, ``source_value_bytes`` its full size.
+    """
+    config = config or ParsingConfig()
+    df = with_source_names(records)
+    key = _record_key(df)
+    df = _with_doc(_with_sized_text(df, config), config)
+    df = _with_checked_labels(_with_entry(df, config, key), config.fields)
+    df = _with_envelope_and_lines(df)
     return df.drop("_size", "_text", "_pre_bad", "_is_json", "_doc", "_json_message")

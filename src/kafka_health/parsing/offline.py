@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kafka_health.config import ParsingConfig
 from kafka_health.parsing import patterns as P
+from kafka_health.parsing.config import ParsingConfig
 from kafka_health.parsing.envelope import BINARY, kind_from_file
 
 if TYPE_CHECKING:

@@ -33,7 +33,15 @@ from typing import Any, Protocol
 
 from kafka_health.config import MonitorConfig
 from kafka_health.kafka_config import KafkaConfig
-from kafka_health.reachability.ping import ANSWERED, Address, Ping, address, ping
+from kafka_health.reachability.ping import (
+    ANSWERED,
+    Address,
+    Ping,
+    Reply,
+    address,
+    as_reply,
+    probe,
+)
 from kafka_health.reachability.shutdown_evidence import (
     RECHECK_S,
     UNKNOWN,
@@ -51,7 +59,9 @@ log = logging.getLogger(__name__)
 Lister = Callable[[], dict[int, Address]]
 LIST_ATTEMPTS = 4
 """DescribeCluster requests of one listing before it fails (each to another broker)."""
-Pinger = Callable[[str, int], tuple[str, str]]
+Pinger = Callable[[str, int], Reply | tuple[str, str]]
+"""One ping of ``host, port``: a :class:`Reply` (what the handshake said of the certificate,
+too), or just ``(outcome, detail)``."""
 PORT_CHECK_S = 0.3
 """How long the port of a broker that closed the watch's connection is checked for a refusal."""
 AVOID_BACKOFFS = 4
@@ -201,25 +211,27 @@ class BrokerPings:
     def _one(self, broker_id: int, host: str, port: int) -> Ping:
         started = self._clock()
         try:
-            outcome, detail = self._ping(host, port)
+            reply = as_reply(self._ping(host, port))
         except BaseException:
             with self._lock:
                 self._in_flight.discard(broker_id)
             raise
-        return self._record(broker_id, started, outcome, detail, in_flight=True)
+        return self._record(broker_id, started, reply, in_flight=True)
 
     def _record(
-        self, broker_id: int, started: float, outcome: str, detail: str, in_flight: bool = False
+        self, broker_id: int, started: float, reply: Reply, in_flight: bool = False
     ) -> Ping:
         """A ping's (or a port check's) outcome into the roster; the first refusal after an
         answer starts the search for evidence."""
         finished = self._clock()
+        outcome = reply.outcome
         with self._lock:  # before the broker's next ping can start: its outcomes in order
             if in_flight:
                 self._in_flight.discard(broker_id)
             before = self._outcomes.get(broker_id)
             self._outcomes[broker_id] = outcome
-        result = Ping(broker_id, started, finished, outcome, detail)
+        result = Ping(broker_id, started, finished, outcome, reply.detail, reply.tls_failure,
+                      reply.certificate)  # fmt: skip
         self._roster.answered([result])
         if outcome == "refused" and before == ANSWERED:
             self._seek_soon(broker_id, finished)
@@ -252,7 +264,7 @@ class BrokerPings:
             try:
                 socket.create_connection(address, timeout=self._settings.deadline_s).close()
             except ConnectionRefusedError as exc:
-                self._record(broker_id, started, "refused", str(exc))
+                self._record(broker_id, started, Reply("refused", str(exc)))
                 return "refused"
             except OSError:
                 return "other"
@@ -364,13 +376,13 @@ class AdminLister:
     def bootstrap_servers(self) -> list[str]:
         """The configured servers that answer a ping (all of them if none does)."""
         servers = list(self._kafka.bootstrap_servers)
-        answering = [s for s in servers if self._ping(*address(s))[0] == ANSWERED]
+        answering = [s for s in servers if as_reply(self._ping(*address(s))).outcome == ANSWERED]
         return answering or servers
 
     def _client(self) -> Any:
         from kafka import KafkaAdminClient
 
-        from kafka_health.canary.service import admin_options
+        from kafka_health.kafka_clients import admin_options
 
         kafka = dataclasses.replace(self._kafka, bootstrap_servers=self.bootstrap_servers())
         return KafkaAdminClient(
@@ -441,12 +453,12 @@ class MetadataLook:
 
 
 def broker_pinger(kafka: KafkaConfig, deadline_s: float) -> Pinger:
-    """Pings of ``kafka``'s brokers (over TLS when its listeners have it), each bounded by
-    ``deadline_s``."""
+    """Pings of ``kafka``'s brokers (over TLS when its listeners have it: the reply has the
+    broker's certificate, or why the handshake failed), each bounded by ``deadline_s``."""
     context = _tls_context(kafka)
 
-    def pinger(host: str, port: int) -> tuple[str, str]:
-        return ping(host, port, deadline_s, context)
+    def pinger(host: str, port: int) -> Reply:
+        return probe(host, port, deadline_s, context)
 
     return pinger
 

@@ -21,11 +21,12 @@ from typing import Any
 
 from prometheus_client import CollectorRegistry
 
+from kafka_health.alerting.config import ReceiverConfig
 from kafka_health.alerting.engine import AlertState
 from kafka_health.alerting.rules import AlertRulesConfig
 from kafka_health.alerting.service import AlertService
 from kafka_health.alerting.webhook import DeliveryResult, Notification
-from kafka_health.config import MonitorConfig, ReceiverConfig
+from kafka_health.config import MonitorConfig
 from kafka_health.detectors.inputs import Batch, LogEvent
 from kafka_health.detectors.logwindow import LOG_CLOCK
 from kafka_health.job.board import SignalBoard

@@ -18,8 +18,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from kafka_health.config import KafkaConfig, ShipperConfig
 from kafka_health.kafka_clients import python_client_options
+from kafka_health.kafka_config import KafkaConfig
+from kafka_health.shipper.config import ShipperConfig
 
 log = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from kafka_health.config import ShipperConfig
+from kafka_health.shipper.config import ShipperConfig
 from kafka_health.shipper.envelope import encode, iso_millis
 from kafka_health.shipper.metrics import ShipperMetrics
 from kafka_health.shipper.multiline import Entry, Joiner, start_pattern

@@ -19,8 +19,8 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kafka_health.config import SparkConfig
 from kafka_health.jdk import jdk_tool
+from kafka_health.spark.config import SparkConfig
 from kafka_health.spark.connector import ensure_kafka_connector_jars
 from kafka_health.spark.jvm_signals import gateway_ignores_sigterm
 
@@ -63,7 +63,7 @@ bytecode interpreted (``DontCompileHugeMethods``), and a whole-stage codegen sta
 ``processNext`` runs once per row: the parse plan was cut into 33 small stages to stay under
 that limit, and each boundary copies every row (25-30 % of the executor's CPU, JFR). With huge
 methods compiled, the plan's stages are as few as HotSpot's compilers take whole (C1 gives up
-on a method with too many values in it, C2 on one too large: ``parsing.events.MATCH_CHUNK``),
+on a method with too many values in it, C2 on one too large: ``parsing.matching.MATCH_CHUNK``),
 24 of them, the largest method 14 KB (BENCHMARKS.md). Set on the driver's JVM (which runs the
 tasks in local mode) and on the executors'."""
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from kafka import errors
 
-from kafka_health.canary.failures import classify
+from kafka_health.failures import classify
 
 # (exception, error class, why)
 CASES = [

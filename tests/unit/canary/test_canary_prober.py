@@ -11,11 +11,11 @@ from prometheus_client import CollectorRegistry
 from tests.unit.canary.canary_fakes import FakeClock, FakeProbeProducer
 from tests.waiting import wait_for
 
-from kafka_health.canary.clock import SYSTEM_CLOCK
 from kafka_health.canary.metrics import CanaryMetrics
 from kafka_health.canary.prober import ProbeLoop, ProbeProducer
 from kafka_health.canary.records import Acks, Probe, ProbeOutcome
 from kafka_health.canary.sequence import SequenceStore
+from kafka_health.clock import SYSTEM_CLOCK
 
 
 class Harness:

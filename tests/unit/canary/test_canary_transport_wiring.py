@@ -8,16 +8,16 @@ from typing import Any, ClassVar
 
 import pytest
 
-from kafka_health.canary.service import (
+from kafka_health.config import MonitorConfig
+from kafka_health.devcluster import ClusterSpec, LocalCluster, transport_spec
+from kafka_health.kafka_clients import (
     admin_options,
-    ensure_transport_topic,
     results_producer_options,
     state_producer_options,
 )
-from kafka_health.commands.demo import demo_config
-from kafka_health.config import MonitorConfig
-from kafka_health.devcluster import ClusterSpec, LocalCluster, transport_spec
-from kafka_health.shipper.devcluster import shipper_config_for
+from kafka_health.services.demo import demo_config
+from kafka_health.services.shipper_devcluster import shipper_config_for
+from kafka_health.services.transport import ensure_transport_topic
 
 
 def planned(tmp_path: Path) -> tuple[LocalCluster, LocalCluster]:

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from tests.unit.job.detector_support import batch
 
+from kafka_health.detectors.config import JobConfig
 from kafka_health.job.board import CANARY_QUERY, MONITOR_QUERY, SignalBoard
-from kafka_health.job.config import JobConfig
 from kafka_health.job.durability import Durability
 from kafka_health.job.parse_counts import ParseCounts
 from kafka_health.job.rejected_counts import RejectedCounts

@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 import yaml
 
-from kafka_health.canary.failures import classify
 from kafka_health.canary.prober import ProbeDeadlineExceeded
 from kafka_health.detectors.coverage import LOGGED_KINDS
 from kafka_health.detectors.write_path import NOT_LEADER_ERRORS, WAIT_ERRORS
+from kafka_health.failures import classify
 from kafka_health.job.batch import Rejected, decode_rows
 from kafka_health.job.own_records import (
     ERROR_CLASSES,

@@ -1,4 +1,7 @@
-"""The ``job`` section: the streaming job's schema."""
+"""The ``job`` section: the streaming job and its detectors (windows, thresholds, supervision).
+
+It lives with the detectors, the lowest package it configures, so that they import their own
+section; the job above reads it too."""
 
 from __future__ import annotations
 

@@ -20,15 +20,11 @@ from typing import Any
 
 import yaml
 
-from kafka_health.config import (
-    MonitorConfig,
-    ShipperBrokerConfig,
-    ShipperFileConfig,
-    ShipperFileKind,
-)
+from kafka_health.config import MonitorConfig
 from kafka_health.devcluster import LocalCluster
+from kafka_health.services.shipper import run_shipper
+from kafka_health.shipper.config import ShipperBrokerConfig, ShipperFileConfig, ShipperFileKind
 from kafka_health.shipper.metrics import ShipperMetrics
-from kafka_health.shipper.runner import run_shipper
 
 BROKER_FILES: tuple[tuple[ShipperFileKind, str], ...] = (
     ("server", "server.log"),
