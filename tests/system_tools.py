@@ -45,3 +45,12 @@ def signed_certificates(directory: Path, ca_name: str, alt_names: dict[str, str]
                 d / "ca.key", "-CAcreateserial", "-out", d / f"{name}.crt", "-days", "2",
                 "-extfile", d / f"{name}.ext")  # fmt: skip
     return d
+
+
+def self_signed_ca(directory: Path, name: str) -> Path:
+    """A self-signed CA certificate ``<name>-ca.pem`` (key ``<name>.key``) in ``directory``,
+    valid a day: one the brokers' certificates are not from."""
+    ca = directory / f"{name}-ca.pem"
+    openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", directory / f"{name}.key",
+            "-out", ca, "-days", "1", "-subj", f"/CN={name}")  # fmt: skip
+    return ca

@@ -17,15 +17,16 @@ from typing import Any
 
 import pytest
 from tests.integration.test_gc_incident import JobProcess, firing, monitored
+from tests.system_tools import self_signed_ca
 from tests.waiting import wait_for
 from tests.webhook_receiver import ReceiverState, webhook_receiver
 
-from kafka_health.commands.demo import demo_config
 from kafka_health.config import KafkaClientConfig, MonitorConfig, ReceiverConfig, parse_section
 from kafka_health.devcluster import LocalCluster
 from kafka_health.devcluster.cluster import free_ports
 from kafka_health.faults.monitor import scrape
-from kafka_health.shipper.devcluster import write_config
+from kafka_health.services.demo import demo_config
+from kafka_health.services.shipper_devcluster import write_config
 
 pytestmark = [pytest.mark.integration, pytest.mark.spark]
 
@@ -149,12 +150,7 @@ def test_a_wrong_password_or_an_untrusted_certificate_is_a_clear_error_at_once(
     assert took < 30, f"{took:.0f} s"
 
     tls = local_cluster(brokers=1, security="tls")
-    other_ca = tmp_path / "other-ca.pem"
-    subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout",
-         str(tmp_path / "other.key"), "-out", str(other_ca), "-days", "1", "-subj", "/CN=other"],
-        check=True, capture_output=True,
-    )  # fmt: skip
+    other_ca = self_signed_ca(tmp_path, "other")
     client = {"security_protocol": "SSL", "ssl_cafile": str(other_ca)}
     code, err, took = run_canary(secured_config(tls, "http://127.0.0.1:9/", client), tmp_path)
     assert code == 2, err[-2000:]

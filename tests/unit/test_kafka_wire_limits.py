@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import socket
 import struct
-import threading
 import tracemalloc
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
+from contextlib import AbstractContextManager as ContextManager
 from typing import TypeVar
 
 import pytest
+from tests.loopback import loopback_server
 
 from kafka_health.kafka_wire import MAX_RESPONSE_BYTES, FrameTooLarge, exchange
 from kafka_health.reachability.ping import ping
@@ -30,37 +30,16 @@ def _read_request(conn: socket.socket) -> bytes:
     return request
 
 
-@contextmanager
-def server(answer: Callable[[bytes], bytes]) -> Iterator[int]:
+def server(answer: Callable[[bytes], bytes]) -> ContextManager[int]:
     """A real listener on loopback: each request gets ``answer(request)``, then the
     connection stays open until the client closes it."""
-    listener = socket.create_server(("127.0.0.1", 0))
-    listener.settimeout(0.1)
-    stop = threading.Event()
 
-    def serve() -> None:
-        while not stop.is_set():
-            try:
-                conn, _ = listener.accept()
-            except TimeoutError:
-                continue
-            conn.settimeout(10)
-            with conn:
-                try:
-                    conn.sendall(answer(_read_request(conn)))
-                    while conn.recv(65536):
-                        pass
-                except OSError:
-                    pass
+    def handle(conn: socket.socket) -> None:
+        conn.sendall(answer(_read_request(conn)))
+        while conn.recv(65536):
+            pass
 
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    try:
-        yield int(listener.getsockname()[1])
-    finally:
-        stop.set()
-        thread.join()
-        listener.close()
+    return loopback_server(handle)
 
 
 def announces(size: int, sent: int = 64 * 1024) -> Callable[[bytes], bytes]:
