@@ -417,6 +417,33 @@ def test_acks1_writes_lost_by_a_dead_leader_update_its_incident(tmp_path: Path) 
     assert "acknowledged by broker 3" in lost[0].annotations["summary"]
 
 
+@pytest.mark.parametrize(("acks", "pages"), [("1", 1), ("all", 2)])
+def test_acks1_writes_an_interim_leader_lost_after_a_gc_pause_are_the_gcs(
+    tmp_path: Path, acks: str, pages: int
+) -> None:
+    """Seen in the ZooKeeper fault suite: a 12 s Full GC on broker 3 moved its leaders to
+    broker 1 and, 78 s after the resume, back; an acks=1 write broker 1 had acknowledged was
+    truncated and paged as broker 1's own incident. It is the GC's: named in its page. A lost
+    acks=all write still pages on its own."""
+    h = Harness(tmp_path)
+    gc = gc_incident([0.0])
+
+    def signals(t: float) -> list[Signal]:
+        out = gc(t)
+        if 90 <= t < 150:
+            lost = {"seqs": [869]}
+            out.append(sig("canary_lost_writes", 1, t, lost, broker_id=1, partition=0, acks=acks))
+        return out
+
+    h.run(0, 600, signals)
+    assert len(h.incidents()) == pages, h.incidents().keys()
+    assert h.paged_rules()[0] == "FullGCPauseOverSessionTimeout"
+    if acks == "1":
+        explained = [a.annotations.get("explains", "") for n in h.pages() for a in n.alerts
+                     if a.labels["alertname"] == "FullGCPauseOverSessionTimeout"]  # fmt: skip
+        assert any("broker 1" in e for e in explained), explained
+
+
 def test_acks_all_held_back_by_an_unknown_follower_pages_after_45_s(tmp_path: Path) -> None:
     """acks=all probes time out while their leaders answer acks=1 ones: a follower in the ISR
     holds them back. Without a broker fault to name, it pages on its own, after 45 s."""
