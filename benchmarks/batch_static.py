@@ -50,8 +50,8 @@ def backlog_rows(seconds: int, storm: bool = False) -> list[tuple[Any, ...]]:
     import dataclasses
 
     from kafka_health.config import MonitorConfig
-    from kafka_health.loadgen.throughput import ThroughputPlan, backlog
-    from kafka_health.loadgen.traffic import Traffic
+    from kafka_health.dev.loadgen.throughput import ThroughputPlan, backlog
+    from kafka_health.dev.loadgen.traffic import Traffic
 
     plan = dataclasses.replace(ThroughputPlan(), seconds=seconds, storm=storm)
     traffic = Traffic(plan.shape, MonitorConfig().topics, plan.seed)

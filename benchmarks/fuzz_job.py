@@ -849,7 +849,7 @@ def main() -> None:
     parser.add_argument("--flood", action="store_true", help="the label flood (issue 55)")
     args = parser.parse_args()
 
-    from kafka_health.devcluster import ClusterSpec, LocalCluster
+    from kafka_health.dev.devcluster import ClusterSpec, LocalCluster
 
     run = flood if args.flood else fuzz
     records = args.records or (100_000 if args.flood else 1_000_000)

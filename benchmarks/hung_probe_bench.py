@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from kafka import KafkaAdminClient, KafkaConsumer, TopicPartition
 
 from kafka_health.config import MonitorConfig, from_mapping
-from kafka_health.devcluster import ClusterSpec, LocalCluster, transport_spec
+from kafka_health.dev.devcluster import ClusterSpec, LocalCluster, transport_spec
 from kafka_health.services.canary import CanaryService
 
 CACHE = Path("~/.cache/kafka-health/kafka").expanduser()

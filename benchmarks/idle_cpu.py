@@ -27,11 +27,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from kafka_health.config import MonitorConfig
-from kafka_health.devcluster import ClusterSpec, LocalCluster
-from kafka_health.devcluster.cluster import free_ports
-from kafka_health.faults.monitor import MonitorProcesses, scrape
-from kafka_health.services.demo import demo_config
-from kafka_health.services.shipper_devcluster import shipper_config_for, write_config
+from kafka_health.dev.demo import demo_config
+from kafka_health.dev.devcluster import ClusterSpec, LocalCluster
+from kafka_health.dev.devcluster.cluster import free_ports
+from kafka_health.dev.faults.monitor import MonitorProcesses, scrape
+from kafka_health.dev.shipper_devcluster import shipper_config_for, write_config
 
 TICK = os.sysconf("SC_CLK_TCK")
 

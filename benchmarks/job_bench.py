@@ -31,7 +31,7 @@ from benchmarks.log_lines import envelope as log_envelope
 from benchmarks.parse_bench import corpus
 from kafka_health.canary.records import Probe, ProbeOutcome
 from kafka_health.config import JobConfig, MonitorConfig, SparkConfig, TopicsConfig
-from kafka_health.devcluster import ClusterSpec, LocalCluster
+from kafka_health.dev.devcluster import ClusterSpec, LocalCluster
 from kafka_health.kafka_clients import python_client_options
 
 PARTITIONS = 3

@@ -60,11 +60,11 @@ def hot_frames(recording: Path, top: int) -> dict[str, list[tuple[str, int]]]:
 
 def main() -> None:
     from kafka_health.config import JobConfig, MonitorConfig, TopicsConfig
-    from kafka_health.devcluster import ClusterSpec, LocalCluster
+    from kafka_health.dev.devcluster import ClusterSpec, LocalCluster
+    from kafka_health.dev.loadgen.throughput import ProgressLog, ThroughputPlan, _drain, fill
+    from kafka_health.dev.loadgen.traffic import Traffic
     from kafka_health.job.app import QUERY, MonitorJob
     from kafka_health.job.batch import SOURCE_READS
-    from kafka_health.loadgen.throughput import ProgressLog, ThroughputPlan, _drain, fill
-    from kafka_health.loadgen.traffic import Traffic
     from kafka_health.spark import build_spark_session
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-from kafka_health.loadgen.traffic import gc_stamp
-from kafka_health.loadgen.traffic import log_stamp as stamp
+from kafka_health.dev.loadgen.traffic import gc_stamp
+from kafka_health.dev.loadgen.traffic import log_stamp as stamp
 
 __all__ = ["envelope", "gc_stamp", "stamp"]
 

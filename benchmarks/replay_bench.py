@@ -2,7 +2,7 @@
 
 Writes ``--megabytes`` of broker logs as a cluster would leave them on disk (one folder per
 broker, ``server.log``, ``state-change.log`` and ``gc.log`` each, gzipped past the first
-rotation), from :class:`~kafka_health.loadgen.traffic.Traffic` (the documented mix, a storm in
+rotation), from :class:`~kafka_health.dev.loadgen.traffic.Traffic` (the documented mix, a storm in
 every tenth minute), one line per second per ``--rate`` over as many hours as it takes; then
 runs ``kafka-health replay`` over the folder and reports the wall time, lines per second and
 what it paged.
@@ -25,7 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from kafka_health.config import TopicsConfig
-from kafka_health.loadgen.traffic import ClusterShape, Traffic
+from kafka_health.dev.loadgen.traffic import ClusterShape, Traffic
 
 KIND_FILE = {"server": "server.log", "state-change": "state-change.log", "gc": "gc.log"}
 ROTATE_BYTES = 64 * 1_048_576

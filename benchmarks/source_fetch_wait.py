@@ -24,7 +24,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from kafka_health.config import SparkConfig
-from kafka_health.devcluster import ClusterSpec, LocalCluster
+from kafka_health.dev.devcluster import ClusterSpec, LocalCluster
 from kafka_health.job.sources import FETCH_MAX_WAIT_MS
 
 

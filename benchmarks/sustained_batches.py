@@ -58,14 +58,14 @@ def spread(values: list[float]) -> str:
 
 def main() -> None:
     from kafka_health.config import JobConfig, MonitorConfig, TopicsConfig
-    from kafka_health.devcluster import ClusterSpec, LocalCluster
+    from kafka_health.dev.devcluster import ClusterSpec, LocalCluster
+    from kafka_health.dev.loadgen.throughput import ProgressLog, ThroughputPlan, fill, spark_config
+    from kafka_health.dev.loadgen.traffic import Traffic
+    from kafka_health.dev.shipper_devcluster import write_config
+    from kafka_health.dev.spark_standalone import standalone_cluster
     from kafka_health.job.app import QUERY, MonitorJob
     from kafka_health.job.batch import SOURCE_READS
-    from kafka_health.loadgen.throughput import ProgressLog, ThroughputPlan, fill, spark_config
-    from kafka_health.loadgen.traffic import Traffic
-    from kafka_health.services.shipper_devcluster import write_config
     from kafka_health.spark import build_spark_session
-    from kafka_health.spark.standalone import standalone_cluster
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rate", type=float, default=1000.0, help="log records/s")

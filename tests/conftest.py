@@ -2,7 +2,7 @@
 
 The cluster is, in order of preference: the one named by ``KAFKA_BOOTSTRAP_SERVERS``;
 testcontainers' Kafka module when a Docker engine answers; else a local 3-broker KRaft cluster
-of JVM processes started from Maven Central's jars (``kafka_health.devcluster``).
+of JVM processes started from Maven Central's jars (``kafka_health.dev.devcluster``).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from kafka_health.config import MonitorConfig, SparkConfig
-from kafka_health.devcluster import ClusterSpec, LocalCluster
+from kafka_health.dev.devcluster import ClusterSpec, LocalCluster
 
 
 @dataclass

@@ -51,7 +51,7 @@ from kafka_health.configuration.secrets import (
 from kafka_health.detectors.config import (
     JobConfig,
 )
-from kafka_health.devcluster.config import (
+from kafka_health.dev_cluster_config import (
     DevClusterConfig,
 )
 from kafka_health.errors import (

@@ -9,9 +9,9 @@ import pytest
 from kafka import KafkaConsumer, TopicPartition
 from tests.spark.job_support import create_topics, job_config
 
+from kafka_health.dev.loadgen.producer import LoadPlan, run_load
+from kafka_health.dev.loadgen.traffic import ClusterShape, Traffic
 from kafka_health.kafka_clients import python_client_options
-from kafka_health.loadgen.producer import LoadPlan, run_load
-from kafka_health.loadgen.traffic import ClusterShape, Traffic
 
 pytestmark = pytest.mark.integration
 

@@ -20,7 +20,7 @@ from kafka_health.alerting.engine import Alert, AlertState, Engine
 from kafka_health.alerting.rules import load_rules
 from kafka_health.alerting.store import SignalStore
 from kafka_health.config import MonitorConfig, from_mapping
-from kafka_health.devcluster import LocalCluster
+from kafka_health.dev.devcluster import LocalCluster
 from kafka_health.job.board import SignalBoard
 from kafka_health.model import Signal
 from kafka_health.reachability.ping import address

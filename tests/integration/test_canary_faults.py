@@ -33,7 +33,7 @@ from tests.waiting import wait_for
 
 from kafka_health.cluster_state.prober import AdminSnapshotSource, ClusterStateProber
 from kafka_health.config import JobConfig, MonitorConfig, from_mapping
-from kafka_health.devcluster import ClusterSpec, LocalCluster
+from kafka_health.dev.devcluster import ClusterSpec, LocalCluster
 from kafka_health.job.board import SignalBoard
 from kafka_health.reachability.pinger import AdminLister, BrokerPings
 from kafka_health.services.canary import CanaryService

@@ -21,8 +21,8 @@ from tests.integration.canary_support import TopicReader, complete_snapshots, le
 from tests.waiting import wait_for
 
 from kafka_health.config import MonitorConfig, from_mapping
-from kafka_health.devcluster import LocalCluster
-from kafka_health.devcluster.cluster import process_state
+from kafka_health.dev.devcluster import LocalCluster
+from kafka_health.dev.devcluster.cluster import process_state
 from kafka_health.services.canary import CanaryService
 
 pytestmark = pytest.mark.integration

@@ -35,9 +35,9 @@ from tests.waiting import wait_for
 from kafka_health.cluster_state.prober import AdminSnapshotSource, ClusterStateProber
 from kafka_health.config import ClusterStateConfig, JobConfig, ReachabilityConfig
 from kafka_health.detectors.inputs import Batch, ClusterRecord, LogEvent, LogStream, Outcome
-from kafka_health.devcluster import ClusterSpec, LocalCluster
-from kafka_health.devcluster.cluster import process_state
-from kafka_health.faults.decommission import (
+from kafka_health.dev.devcluster import ClusterSpec, LocalCluster
+from kafka_health.dev.devcluster.cluster import process_state
+from kafka_health.dev.faults.decommission import (
     assignment,
     reassign,
     unregister_broker,

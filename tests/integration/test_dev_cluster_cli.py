@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from kafka_health.devcluster import LocalCluster
-from kafka_health.devcluster.cluster import process_state
-from kafka_health.devcluster.processes import find_cluster_processes
+from kafka_health.dev.devcluster import LocalCluster
+from kafka_health.dev.devcluster.cluster import process_state
+from kafka_health.dev.devcluster.processes import find_cluster_processes
 
 pytestmark = pytest.mark.integration
 

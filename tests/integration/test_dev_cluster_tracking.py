@@ -16,8 +16,8 @@ from tests.processes import ignores_sigterm
 from tests.waiting import wait_for
 
 from kafka_health.commands.dev_cluster import print_status
-from kafka_health.devcluster import ClusterSpec, LocalCluster
-from kafka_health.devcluster.processes import find_cluster_processes
+from kafka_health.dev.devcluster import ClusterSpec, LocalCluster
+from kafka_health.dev.devcluster.processes import find_cluster_processes
 
 pytestmark = pytest.mark.integration
 

@@ -1,8 +1,13 @@
-"""The fault suite's CI-sized subset on real parts: one run each of broker-kill,
-broker-freeze, monitor-kills (the job SIGKILLed ten times during an incident) and
-rolling-restart under the whole monitor (ship-logs, canary and run as their
-own processes, a transport cluster, a real webhook receiver), after a scenario that raises at
-its injection. One bench run, judged by the tests below.
+"""The fault suite's CI-sized subset on real parts, in both layouts, under the whole monitor
+(ship-logs, canary and run as their own processes, a real webhook receiver):
+
+- the transport layout (the monitor's own topics on a cluster of their own): a scenario that
+  raises at its injection, then one run each of broker-kill, broker-freeze and monitor-kills
+  (the job SIGKILLed ten times during an incident);
+- the single layout (the default deployment: the monitor's topics on the monitored cluster,
+  where the faulty broker leads some of them): broker-kill and rolling-restart.
+
+Two bench runs, judged by the tests below.
 
 They fail when an expected page does not come within its scenario's bound, when an
 unexpected or a duplicate page arrives, when the rolling restart pages, and when any process
@@ -19,10 +24,10 @@ from pathlib import Path
 
 import pytest
 
-from kafka_health.faults.context import FaultContext
-from kafka_health.faults.report import summarize, table, write_json
-from kafka_health.faults.runner import BenchOptions, FaultBench, RunResult
-from kafka_health.faults.scenarios import SCENARIOS, Scenario
+from kafka_health.dev.faults.context import FaultContext
+from kafka_health.dev.faults.report import summarize, table, write_json
+from kafka_health.dev.faults.runner import BenchOptions, FaultBench, RunResult
+from kafka_health.dev.faults.scenarios import SCENARIOS, Scenario
 from kafka_health.logs import REPEAT_WINDOW_S, REPEATS_NOTE, is_library, text_shape
 
 pytestmark = [pytest.mark.integration, pytest.mark.spark, pytest.mark.timeout(2400)]
@@ -53,9 +58,20 @@ class BenchRun:
 
 @pytest.fixture(scope="module")
 def bench_run(tmp_path_factory: pytest.TempPathFactory) -> BenchRun:
-    workdir = tmp_path_factory.mktemp("faults")
+    """The transport layout's runs."""
     scenarios = [RAISES, SCENARIOS["broker-kill"], SCENARIOS["broker-freeze"],
-                 SCENARIOS["monitor-kills"], SCENARIOS["rolling-restart"]]  # fmt: skip
+                 SCENARIOS["monitor-kills"]]  # fmt: skip
+    return run_bench(tmp_path_factory.mktemp("faults"), scenarios, "transport")
+
+
+@pytest.fixture(scope="module")
+def single_run(bench_run: BenchRun, tmp_path_factory: pytest.TempPathFactory) -> BenchRun:
+    """The single layout's runs (after the transport's: one cluster at a time)."""
+    scenarios = [SCENARIOS["broker-kill"], SCENARIOS["rolling-restart"]]
+    return run_bench(tmp_path_factory.mktemp("faults-single"), scenarios, "single")
+
+
+def run_bench(workdir: Path, scenarios: list[Scenario], layout: str) -> BenchRun:
     # calm_s 10: the steady state held 10 s (not 20) before each fault, to fit CI's time.
     log = workdir / "bench.log"
 
@@ -65,7 +81,10 @@ def bench_run(tmp_path_factory: pytest.TempPathFactory) -> BenchRun:
             out.write(f"{time.strftime('%H:%M:%S')} {line}\n")
 
     bench = FaultBench(
-        BenchOptions(scenarios=scenarios, workdir=workdir, cache_dir=CACHE, calm_s=10.0), say
+        BenchOptions(
+            scenarios=scenarios, workdir=workdir, cache_dir=CACHE, calm_s=10.0, layout=layout
+        ),
+        say,
     )
     groups: list[int] = []
     close = bench.close
@@ -77,15 +96,18 @@ def bench_run(tmp_path_factory: pytest.TempPathFactory) -> BenchRun:
 
     bench.close = close_and_remember  # type: ignore[method-assign]
     runs = bench.run()
-    write_json(workdir / "results.json", runs, {"mode": "kraft", "layout": "transport"})
+    write_json(workdir / "results.json", runs, {"mode": "kraft", "layout": layout})
     print(table(summarize(runs)))  # shown with -s, and in the report when a test fails
     results = {r.scenario: r for r in runs}
     leftovers = processes_mentioning(str(workdir)) + processes_in_groups(groups)
     return BenchRun(results, leftovers, workdir)
 
 
-def test_the_bench_leaves_no_process_and_records_a_failed_run(bench_run: BenchRun) -> None:
+def test_the_bench_leaves_no_process_and_records_a_failed_run(
+    bench_run: BenchRun, single_run: BenchRun
+) -> None:
     assert bench_run.leftovers == []
+    assert single_run.leftovers == []
     raised = bench_run.results["raises"]
     assert raised.error == "RuntimeError: a scenario that fails half-way"
     assert raised.missed
@@ -138,10 +160,29 @@ def test_ten_sigkills_of_the_job_lose_no_page_and_repeat_none(bench_run: BenchRu
     assert result.resolved_after_s is not None, summary
 
 
-def test_a_rolling_restart_pages_nobody(bench_run: BenchRun) -> None:
-    rolling = bench_run.results["rolling-restart"]
+def test_a_rolling_restart_pages_nobody(single_run: BenchRun) -> None:
+    rolling = single_run.results["rolling-restart"]
     assert rolling.error is None
     assert rolling.alerts == [], rolling.alerts
+
+
+def test_in_the_single_layout_a_kill_pages_once_without_waiting_for_the_logs(
+    single_run: BenchRun,
+) -> None:
+    """Issue 56.3: the killed broker leads partitions of the monitor's own log topic there, so
+    the job's reads stall on them. The metadata's verdict at the first refused ping (a crash)
+    is the evidence the page would otherwise wait for: the alert service never held the page
+    for the logs (it logs each hold), and it came once, with nothing unexpected."""
+    result = single_run.results["broker-kill"]
+    summary = (result.error, result.latency_s, result.alerts, result.duplicate_details)
+    assert result.error is None, summary
+    assert result.latency_s is not None and not result.missed, summary
+    assert result.duplicates == 0 and result.unexpected_pages == [], summary
+    first = next(a for a in result.alerts if a["status"] == "firing")
+    assert first["alertname"] == "BrokerNotAnswering" and first["broker_id"] == "3", summary
+    assert single_run.workdir is not None
+    run_log = (single_run.workdir / "monitor" / "run.log").read_text(errors="replace")
+    assert "of broker 3 held: awaiting the broker logs" not in run_log
 
 
 @pytest.mark.parametrize("name", ["broker-kill", "broker-freeze"])
@@ -187,6 +228,10 @@ def test_the_canarys_log_writes_a_library_message_once_a_minute(bench_run: Bench
 
 @pytest.fixture(scope="module")
 def replayed(bench_run: BenchRun) -> list[tuple[str, float, str, str]]:
+    return replay_firing(bench_run)
+
+
+def replay_firing(bench_run: BenchRun) -> list[tuple[str, float, str, str]]:
     """The brokers' own logs of the whole run, replayed (``kafka-health replay``'s code: the
     job's parser, detectors and rules on event time): each alert notified firing, as (group
     key, its start, alertname, broker)."""
@@ -238,14 +283,12 @@ def test_the_clusters_logs_replay_into_the_incident_that_paged(
     assert abs(nearest[0] - live_start) <= 15, nearest[0] - live_start
 
 
-def test_the_rolling_restart_replays_into_no_page(
-    bench_run: BenchRun, replayed: list[tuple[str, float, str, str]]
-) -> None:
+def test_the_rolling_restart_replays_into_no_page(single_run: BenchRun) -> None:
     """Silent live, silent replayed: the controlled shutdowns in the logs open the same
     maintenance windows. (It is the last scenario: nothing after its start is another's.)"""
-    rolling = bench_run.results["rolling-restart"]
+    rolling = single_run.results["rolling-restart"]
     assert rolling.injected_at is not None
-    during = [r for r in replayed if r[1] >= rolling.injected_at]
+    during = [r for r in replay_firing(single_run) if r[1] >= rolling.injected_at]
     assert during == [], during
 
 

@@ -27,16 +27,16 @@ from tests.waiting import wait_for
 from tests.webhook_receiver import ReceiverState, webhook_receiver
 
 from kafka_health.config import MonitorConfig, ReceiverConfig
-from kafka_health.devcluster import LocalCluster
-from kafka_health.devcluster.cluster import free_ports
-from kafka_health.faults.monitor import scrape
-from kafka_health.services.canary import CanaryService
-from kafka_health.services.demo import demo_config
-from kafka_health.services.shipper_devcluster import (
+from kafka_health.dev.demo import demo_config
+from kafka_health.dev.devcluster import LocalCluster
+from kafka_health.dev.devcluster.cluster import free_ports
+from kafka_health.dev.faults.monitor import scrape
+from kafka_health.dev.shipper_devcluster import (
     shipper_config_for,
     start_shipper_thread,
     write_config,
 )
+from kafka_health.services.canary import CanaryService
 
 pytestmark = [pytest.mark.integration, pytest.mark.spark]
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from tests.integration.shipper_support import TopicReader, wait_until
 
-from kafka_health.services.shipper_devcluster import (
+from kafka_health.dev.shipper_devcluster import (
     shipper_config_for,
     start_shipper_thread,
     with_shipper,

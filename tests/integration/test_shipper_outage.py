@@ -20,8 +20,8 @@ from tests.integration.shipper_support import (
 )
 
 from kafka_health.config import MonitorConfig, ShipperBrokerConfig, ShipperFileConfig
-from kafka_health.devcluster.cluster import free_ports
-from kafka_health.services.shipper_devcluster import start_shipper_process, with_shipper
+from kafka_health.dev.devcluster.cluster import free_ports
+from kafka_health.dev.shipper_devcluster import start_shipper_process, with_shipper
 
 pytestmark = pytest.mark.integration
 

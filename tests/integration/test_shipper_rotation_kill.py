@@ -21,7 +21,7 @@ from tests.integration.shipper_support import (
 )
 
 from kafka_health.config import MonitorConfig, ShipperBrokerConfig, ShipperFileConfig
-from kafka_health.services.shipper_devcluster import (
+from kafka_health.dev.shipper_devcluster import (
     shipper_config_for,
     start_shipper_process,
     with_shipper,

@@ -21,7 +21,7 @@ import pytest
 from tests.waiting import wait_for
 
 from kafka_health.config import from_mapping
-from kafka_health.devcluster import LocalCluster
+from kafka_health.dev.devcluster import LocalCluster
 from kafka_health.job.board import SignalBoard
 from kafka_health.reachability.pinger import BrokerPings
 from kafka_health.reachability.shutdown_evidence import Evidence

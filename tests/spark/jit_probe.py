@@ -26,7 +26,7 @@ STAGE_CLASS = re.compile(r"GeneratedIteratorForCodegenStage(\d+)$")
 def log_rows(records: int) -> list[tuple[Any, ...]]:
     """``records`` of the load generator's broker-log traffic as Kafka source rows."""
     from kafka_health.config import MonitorConfig
-    from kafka_health.loadgen.traffic import ClusterShape, Traffic
+    from kafka_health.dev.loadgen.traffic import ClusterShape, Traffic
 
     traffic = Traffic(ClusterShape(brokers=200, partitions=10_000, topics=100),
                       MonitorConfig().topics, seed=1)  # fmt: skip

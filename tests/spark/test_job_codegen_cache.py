@@ -18,9 +18,9 @@ import pytest
 from kafka import KafkaProducer
 
 from kafka_health.config import MonitorConfig
+from kafka_health.dev.loadgen.traffic import ClusterShape, Traffic
 from kafka_health.job.codegen import driver_compiles
 from kafka_health.kafka_clients import python_client_options
-from kafka_health.loadgen.traffic import ClusterShape, Traffic
 from tests.spark.job_support import create_topics, job_config
 from tests.spark.test_job_supervision import running
 from tests.waiting import wait_for

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from kafka_health.devcluster.cluster import process_state
-from kafka_health.spark.standalone import spark_home
+from kafka_health.dev.devcluster.cluster import process_state
+from kafka_health.dev.spark_standalone import spark_home
 from tests.processes import ignores_sigterm
 
 pytestmark = [pytest.mark.spark]

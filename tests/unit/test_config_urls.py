@@ -238,7 +238,7 @@ def test_a_config_with_secret_urls_written_back_loads_the_same(
     """``write_config`` (dev clusters, the fault suite) dumps ``asdict``: secrets stay
     references, and read back they are URL-checked again."""
     from kafka_health.config import load_config
-    from kafka_health.services.shipper_devcluster import write_config
+    from kafka_health.dev.shipper_devcluster import write_config
 
     config = parse_config(
         receiver_yaml("{env: KH_URL}")

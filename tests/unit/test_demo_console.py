@@ -24,12 +24,12 @@ from kafka_health.commands.demo_console import (
     status_line,
     timeline_line,
 )
-from kafka_health.devcluster.cluster import BrokerStatus
-from kafka_health.faults.context import FaultContext
-from kafka_health.faults.monitor import MonitorProcesses, Sample
-from kafka_health.faults.receiver import Page, RecordingReceiver
-from kafka_health.faults.runner import BenchOptions, FaultBench
-from kafka_health.faults.scenarios import Scenario
+from kafka_health.dev.devcluster.cluster import BrokerStatus
+from kafka_health.dev.faults.context import FaultContext
+from kafka_health.dev.faults.monitor import MonitorProcesses, Sample
+from kafka_health.dev.faults.receiver import Page, RecordingReceiver
+from kafka_health.dev.faults.runner import BenchOptions, FaultBench
+from kafka_health.dev.faults.scenarios import Scenario
 
 AT = 1_700_000_000.0
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from kafka_health.devcluster import cluster, gc_pause
-from kafka_health.devcluster.errors import DevClusterError
+from kafka_health.dev.devcluster import cluster, gc_pause
+from kafka_health.dev.devcluster.errors import DevClusterError
 from kafka_health.jdk import jdk_tool
 
 

@@ -10,6 +10,9 @@ One evaluation runs, in Alertmanager's order:
 - :class:`Mute`: inhibit, time mute (maintenance), silence (:mod:`~.mute`), for every alert;
 - :class:`StartWaits`: each group records its own due time again (:mod:`~.group`);
 - :class:`Route`: per receiver, the alerts it takes; then :class:`Group`: per group key;
+- per receiver of format ``alertmanager_api`` instead: :class:`HandOverStage`, each alert
+  handed to Alertmanager as it fires (:mod:`~.alertmanager_api`: Alertmanager groups, waits
+  and dedups itself);
 - per group, :class:`Dedup` against the :mod:`~.notify_log`, :class:`Wait` for the group's
   wait or interval, :class:`Notify` (the payload, into the :mod:`~.outbox`, which delivers it
   with retries), and last :class:`SetNotifies`: the notification log records what the group
@@ -23,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from kafka_health.alerting.alertmanager_api import HandOver, is_api
 from kafka_health.alerting.config import ReceiverConfig
 from kafka_health.alerting.dedup import GroupNews, group_news
 from kafka_health.alerting.engine import Alert
@@ -52,6 +56,8 @@ class NotifyContext:
     """What the receiver has been told once this group's notification is stored."""
     sent: tuple[Notification, ...] = ()
     """The notifications stored for delivery so far in this evaluation."""
+    handed: tuple[str, ...] = ()
+    """The ``alertmanager_api`` receivers with alerts to send at once (:class:`HandOverStage`)."""
     halted: bool = False
 
     def branch(self) -> tuple[ReceiverConfig, str]:
@@ -86,7 +92,7 @@ class Pipeline:
 
 def _joined(ctx: NotifyContext, branch: NotifyContext) -> NotifyContext:
     """``ctx`` with what a branch sent (a branch's halt ends only the branch)."""
-    return dataclasses.replace(ctx, sent=branch.sent)
+    return dataclasses.replace(ctx, sent=branch.sent, handed=branch.handed)
 
 
 class Mute:
@@ -125,17 +131,39 @@ class ReceiverRoute:
 
 
 class Route:
-    """Fan out per receiver, in order: ``then`` runs with the alerts the receiver takes."""
+    """Fan out per receiver, in order: ``then`` runs with the alerts the receiver takes (an
+    ``alertmanager_api`` receiver's: ``hand_over``)."""
 
-    def __init__(self, routes: Sequence[ReceiverRoute], then: Stage) -> None:
+    def __init__(
+        self, routes: Sequence[ReceiverRoute], then: Stage, hand_over: Stage | None = None
+    ) -> None:
         self.routes = routes
         self.then = then
+        self.hand_over = hand_over
 
     def __call__(self, ctx: NotifyContext, alerts: list[Alert]) -> Passed:
         for route in self.routes:
             taken = [a for a in alerts if route.accepts(a)]
-            branch, _ = self.then(dataclasses.replace(ctx, receiver=route.receiver), taken)
+            then = self.then
+            if is_api(route.receiver):
+                assert self.hand_over is not None, "an alertmanager_api receiver needs hand_over"
+                then = self.hand_over
+            branch, _ = then(dataclasses.replace(ctx, receiver=route.receiver), taken)
             ctx = _joined(ctx, branch)
+        return ctx, alerts
+
+
+class HandOverStage:
+    """An ``alertmanager_api`` receiver's alerts, each handed over as it fires and re-sent
+    while it fires (:class:`~.alertmanager_api.HandOver`); no grouping, no group wait."""
+
+    def __init__(self, hand_over: HandOver) -> None:
+        self.hand_over = hand_over
+
+    def __call__(self, ctx: NotifyContext, alerts: list[Alert]) -> Passed:
+        receiver, _ = ctx.branch()
+        if self.hand_over.update(receiver.name, alerts, ctx.muted, ctx.now):
+            ctx = dataclasses.replace(ctx, handed=(*ctx.handed, receiver.name))
         return ctx, alerts
 
 
@@ -278,6 +306,7 @@ def notify_pipeline(
     group_by: list[str],
     repeat_interval_s: float,
     explainable: frozenset[str],
+    hand_over: HandOver | None = None,
 ) -> Pipeline:
     """One evaluation's pipeline: mute, then per receiver and group: dedup, wait, notify,
     record (the module docstring's order)."""
@@ -288,5 +317,11 @@ def notify_pipeline(
         SetNotifies(nflog),
     )
     return Pipeline(
-        Mute(mute), StartWaits(timers), Route(routes, Group(group_by, nflog, per_group))
+        Mute(mute),
+        StartWaits(timers),
+        Route(
+            routes,
+            Group(group_by, nflog, per_group),
+            HandOverStage(hand_over) if hand_over is not None else None,
+        ),
     )

@@ -34,6 +34,7 @@ from typing import Protocol
 
 from prometheus_client import CollectorRegistry
 
+from kafka_health.alerting.alertmanager_api import HandOver
 from kafka_health.alerting.config import AlertingConfig
 from kafka_health.alerting.declared_maintenance import FILE_NAME as DECLARED_FILE
 from kafka_health.alerting.declared_maintenance import DeclaredMaintenance
@@ -158,6 +159,11 @@ class AlertService:
         )
         self.registry = registry if registry is not None else CollectorRegistry()
         self.retry = RetryStage(config.receivers, self.transport, self.registry, clock, rand)
+        self.hand_over = HandOver(
+            config.receivers, self.payloads,
+            (self.retry.delivered_total, self.retry.failed_total), clock, rand,
+        )  # fmt: skip
+        """Receivers of format ``alertmanager_api``: a sender per Alertmanager instance."""
         self.registry.register(
             HealthCollector(self.snapshot, config.exporter.max_series_per_signal)
         )
@@ -175,8 +181,8 @@ class AlertService:
         self._wake = threading.Event()
         self.inbox = Inbox(self._wake)
         self.workers = DeliveryWorkers(
-            [r.name for r in config.receivers], self._deliver_to, self._next_attempt_at, clock,
-            config.tick_s,
+            [w for r in config.receivers for w in self._workers_of(r.name)], self._deliver_to,
+            self._next_attempt_at, clock, config.tick_s,
         )  # fmt: skip
         self._threads: list[threading.Thread] = []
         self._last_push = 0.0
@@ -232,7 +238,7 @@ class AlertService:
         return notify_pipeline(
             self.mute, self.routes, self.timers, self.payloads, nflog, outbox,
             group_by=self.config.group_by, repeat_interval_s=self.config.repeat_interval_s,
-            explainable=self.explainable,
+            explainable=self.explainable, hand_over=self.hand_over,
         )  # fmt: skip
 
     def _record_unrecorded(self) -> None:
@@ -255,6 +261,7 @@ class AlertService:
         """Open the state, then start /metrics, delivery and evaluation (in that order)."""
         if isinstance(self.transport, HttpTransport):
             self.transport.check(self.config.receivers)
+        self.hand_over.check()
         self.open()
         self.exporter.start()
         try:
@@ -334,14 +341,16 @@ class AlertService:
             alerts = self.engine.alerts
             notified, _ = self.pipeline(NotifyContext(now, alerts), list(alerts.values()))
             self.muted, sent = notified.muted, list(notified.sent)
+            handed = notified.handed
             self.nflog.gc(now, self.config.resolved_retention_s)
             if self.writes.failures():
                 self._write_all_again(now)
             elif changed or sent or now - self._saved_at >= SAVE_INTERVAL_S:
                 self._save(now)
             self.heartbeat = now
-        if sent:
-            self.workers.wake({n.receiver for n in sent})
+        if sent or handed:
+            names = {n.receiver for n in sent} | set(handed)
+            self.workers.wake([w for name in names for w in self._workers_of(name)])
         return sent
 
     def _state_writes(self, now: float) -> list[Signal]:
@@ -387,18 +396,29 @@ class AlertService:
 
     def deliver(self, now: float | None = None) -> int:
         """Attempt every due outbox entry once, every receiver in turn (the retry stage; the
-        tests' and the replay's synchronous delivery); return how many were delivered."""
+        tests' and the replay's synchronous delivery), and hand Alertmanager instances their
+        due alerts; return how many notifications were delivered."""
         assert self.outbox is not None, "open() first"
-        return self.retry.deliver(self.outbox, self.clock() if now is None else now, self._owed)
+        now = self.clock() if now is None else now
+        self.hand_over.deliver_all(now)
+        return self.retry.deliver(self.outbox, now, self._owed)
 
-    def _deliver_to(self, receiver: str) -> int:
-        """A receiver's worker: attempt its due entries once."""
-        assert self.outbox is not None, "open() first"
-        return self.retry.deliver(self.outbox, self.clock(), self._owed, receiver)
+    def _workers_of(self, receiver: str) -> list[str]:
+        """A receiver's delivery workers: itself, or one per Alertmanager instance."""
+        return self.hand_over.workers(receiver) or [receiver]
 
-    def _next_attempt_at(self, receiver: str) -> float | None:
+    def _deliver_to(self, worker: str) -> int:
+        """A worker: attempt its receiver's due entries (or its instance's alerts) once."""
         assert self.outbox is not None, "open() first"
-        return self.outbox.next_attempt_at(receiver)
+        if worker in self.hand_over.instances:
+            return self.hand_over.deliver(worker)
+        return self.retry.deliver(self.outbox, self.clock(), self._owed, worker)
+
+    def _next_attempt_at(self, worker: str) -> float | None:
+        assert self.outbox is not None, "open() first"
+        if worker in self.hand_over.instances:
+            return self.hand_over.next_at(worker)
+        return self.outbox.next_attempt_at(worker)
 
     def _owed(self, dropped: Dropped) -> None:
         """A notification the receiver never accepted: its group is owed it again. Its

@@ -73,9 +73,9 @@ def run(args: argparse.Namespace) -> int:
         return run_throughput_command(args)
     if args.bench == "soak":
         return run_soak_command(args)
-    from kafka_health.faults.report import summarize, table, write_json
-    from kafka_health.faults.runner import BenchOptions, FaultBench, RunResult
-    from kafka_health.faults.scenarios import SCENARIOS
+    from kafka_health.dev.faults.report import summarize, table, write_json
+    from kafka_health.dev.faults.runner import BenchOptions, FaultBench, RunResult
+    from kafka_health.dev.faults.scenarios import SCENARIOS
 
     if args.list:
         for scenario in SCENARIOS.values():

@@ -1,5 +1,5 @@
 """``kafka-health bench load``: realistic traffic into the topics the job reads
-(:mod:`kafka_health.loadgen`), by hand or for ``kafka-health bench throughput`` (the job's
+(:mod:`kafka_health.dev.loadgen`), by hand or for ``kafka-health bench throughput`` (the job's
 records per second against the machine's limit and a plain-Python monitor)."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from kafka_health.commands.common import add_config_argument, config_from_args
 from kafka_health.commands.interrupts import interrupted_by_signals
 
 if TYPE_CHECKING:
-    from kafka_health.loadgen.throughput import ThroughputPlan
+    from kafka_health.dev.loadgen.throughput import ThroughputPlan
 
 INTERRUPTED = "interrupted: everything the bench started was stopped"
 
@@ -49,8 +49,8 @@ def add_load_arguments(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from kafka_health.loadgen.producer import LoadPlan, run_load
-    from kafka_health.loadgen.traffic import ClusterShape, Traffic
+    from kafka_health.dev.loadgen.producer import LoadPlan, run_load
+    from kafka_health.dev.loadgen.traffic import ClusterShape, Traffic
 
     if min(args.brokers, args.partitions, args.topics) < 1 or args.rate < 0:
         print("--brokers, --partitions and --topics must be at least 1, --rate at least 0",
@@ -109,8 +109,8 @@ def add_throughput_arguments(sub: Any) -> None:
 
 
 def run_throughput_command(args: argparse.Namespace) -> int:
-    from kafka_health.loadgen.throughput import ThroughputPlan
-    from kafka_health.loadgen.traffic import ClusterShape
+    from kafka_health.dev.loadgen.throughput import ThroughputPlan
+    from kafka_health.dev.loadgen.traffic import ClusterShape
 
     plan = ThroughputPlan(
         shape=ClusterShape(args.brokers, args.partitions, args.topics), rate=args.rate,
@@ -137,11 +137,11 @@ def _throughput(
     say: Callable[[str], None],
 ) -> dict[str, Any]:
     """``bench throughput``'s figures, on ``local[N]`` or on a standalone cluster started here."""
-    from kafka_health.loadgen.throughput import run_throughput
+    from kafka_health.dev.loadgen.throughput import run_throughput
 
     if args.standalone_workers <= 0:
         return run_throughput(plan, say=say, bootstrap=bootstrap, master=args.master)
-    from kafka_health.spark.standalone import standalone_cluster
+    from kafka_health.dev.spark_standalone import standalone_cluster
 
     with (
         tempfile.TemporaryDirectory(prefix="kafka-health-standalone-") as workdir,
@@ -166,8 +166,8 @@ def add_soak_arguments(sub: Any) -> None:
 
 
 def run_soak_command(args: argparse.Namespace) -> int:
-    from kafka_health.loadgen.soak import SoakPlan, run_soak
-    from kafka_health.loadgen.traffic import ClusterShape
+    from kafka_health.dev.loadgen.soak import SoakPlan, run_soak
+    from kafka_health.dev.loadgen.traffic import ClusterShape
 
     plan = SoakPlan(
         minutes=args.minutes, shape=ClusterShape(args.brokers, args.partitions, args.topics),

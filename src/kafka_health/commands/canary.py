@@ -58,7 +58,7 @@ def with_cluster(config: MonitorConfig) -> MonitorConfig | None:
     """The config, pointed at the local dev cluster when it names no bootstrap servers."""
     if config.kafka.bootstrap_servers:
         return config
-    from kafka_health.devcluster import DevClusterError, LocalCluster
+    from kafka_health.dev.devcluster import DevClusterError, LocalCluster
 
     try:
         cluster = LocalCluster.load(Path(config.devcluster.dir))

@@ -27,13 +27,13 @@ from typing import Any
 from kafka_health.commands.common import add_config_argument, config_from_args
 from kafka_health.commands.demo_console import Timeline, clock_time, log_to_file, status_line
 from kafka_health.commands.dev_cluster import cluster_spec, print_status
-from kafka_health.devcluster import DevClusterError, LocalCluster
-from kafka_health.devcluster.cluster import transport_spec
-from kafka_health.faults.context import FaultContext
-from kafka_health.faults.monitor import PARTS, MonitorProcesses, scrape
-from kafka_health.faults.receiver import RecordingReceiver
-from kafka_health.faults.runner import BenchOptions, FaultBench, one_line
-from kafka_health.faults.scenarios import SCENARIOS, Scenario
+from kafka_health.dev.devcluster import DevClusterError, LocalCluster
+from kafka_health.dev.devcluster.cluster import transport_spec
+from kafka_health.dev.faults.context import FaultContext
+from kafka_health.dev.faults.monitor import PARTS, MonitorProcesses, scrape
+from kafka_health.dev.faults.receiver import RecordingReceiver
+from kafka_health.dev.faults.runner import BenchOptions, FaultBench, one_line
+from kafka_health.dev.faults.scenarios import SCENARIOS, Scenario
 from kafka_health.kafka_clients import python_client_options
 
 HEALTHY_TIMEOUT_S = 600.0

@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kafka_health.devcluster.cluster import BrokerStatus
-from kafka_health.faults.monitor import Sample
-from kafka_health.faults.receiver import Page
+from kafka_health.dev.devcluster.cluster import BrokerStatus
+from kafka_health.dev.faults.monitor import Sample
+from kafka_health.dev.faults.receiver import Page
 
 CAUSE_CHARS = 90
 """A cause is shown up to its first ``:`` or ``;`` (the gist; its explanation follows), and cut

@@ -10,9 +10,9 @@ from pathlib import Path
 
 from kafka_health.commands.common import add_config_argument, config_from_args
 from kafka_health.commands.interrupts import interrupted_by_signals
-from kafka_health.devcluster import ClusterSpec, DevClusterError, LocalCluster
-from kafka_health.devcluster.cluster import process_state
-from kafka_health.devcluster.config import DevClusterConfig
+from kafka_health.dev.devcluster import ClusterSpec, DevClusterError, LocalCluster
+from kafka_health.dev.devcluster.cluster import process_state
+from kafka_health.dev_cluster_config import DevClusterConfig
 
 NAME = "dev-cluster"
 HELP = "start, inspect, stop or inject faults into a local Kafka cluster (JVM processes)"

@@ -10,7 +10,7 @@ from pathlib import Path
 from types import FrameType
 
 from kafka_health.commands.common import add_config_argument, config_from_args
-from kafka_health.devcluster import DevClusterError, LocalCluster
+from kafka_health.dev.devcluster import DevClusterError, LocalCluster
 from kafka_health.kafka_access import refused_access
 
 NAME = "ship-logs"
@@ -31,7 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     config = config_from_args(args)
     if args.dev_cluster is not None:
-        from kafka_health.services.shipper_devcluster import shipper_config_for
+        from kafka_health.dev.shipper_devcluster import shipper_config_for
 
         try:
             cluster = LocalCluster.load(args.dev_cluster)

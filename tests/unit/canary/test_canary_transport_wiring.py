@@ -9,14 +9,14 @@ from typing import Any, ClassVar
 import pytest
 
 from kafka_health.config import MonitorConfig
-from kafka_health.devcluster import ClusterSpec, LocalCluster, transport_spec
+from kafka_health.dev.demo import demo_config
+from kafka_health.dev.devcluster import ClusterSpec, LocalCluster, transport_spec
+from kafka_health.dev.shipper_devcluster import shipper_config_for
 from kafka_health.kafka_clients import (
     admin_options,
     results_producer_options,
     state_producer_options,
 )
-from kafka_health.services.demo import demo_config
-from kafka_health.services.shipper_devcluster import shipper_config_for
 from kafka_health.services.transport import ensure_transport_topic
 
 
