@@ -11,7 +11,9 @@ from kafka_health.configuration.secrets import Secret, url_secret
 from kafka_health.configuration.urls import URL_FIELD, check_url
 from kafka_health.errors import ConfigProblem
 
-AlertFormat = Literal["alertmanager", "pagerduty", "slack"]
+AlertFormat = Literal["alertmanager", "pagerduty", "slack", "alertmanager_api"]
+"""``alertmanager_api`` hands every alert to Alertmanager as Prometheus does
+(:mod:`~.alertmanager_api`); the others are webhook payloads of a group (:mod:`~.webhook`)."""
 Severity = Literal["critical", "warning", "info"]
 
 
@@ -47,6 +49,12 @@ class ReceiverConfig:
     """An http(s) URL without user info, or a secret holding one (a Slack webhook URL is a
     credential); printed and logged as ``scheme://host[:port]`` only."""
     format: AlertFormat = "alertmanager"
+    urls: list[str | Secret] = field(default_factory=list, metadata=URL_FIELD)
+    """Format alertmanager_api: the other instances of the Alertmanager cluster ``url`` is one
+    of (each an http(s) base URL, or a secret holding one); every instance gets every alert."""
+    resend_s: float = 60.0
+    """Format alertmanager_api: a firing alert is sent again this often (Prometheus's
+    ``--rules.alert.resend-delay``), with ``endsAt`` 4 times this ahead."""
     severities: list[Severity] = field(default_factory=list)
     matchers: list[str] = field(default_factory=list)
     send_resolved: bool = True
@@ -68,12 +76,19 @@ class ReceiverConfig:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "url", url_secret(self.url, "url"))
+        object.__setattr__(
+            self, "urls", [url_secret(u, f"urls[{i}]") for i, u in enumerate(self.urls)]
+        )
 
     def check(self, path: str) -> list[ConfigProblem]:
         problems = []
         if not re.fullmatch(r"[A-Za-z0-9_.-]{1,64}", self.name):
             problems.append(ConfigProblem(f"{path}.name", "1 to 64 letters, digits, _ . -"))
         problems.extend(_check_url_value(self.url, f"{path}.url", required=True))
+        for i, url in enumerate(self.urls):
+            problems.extend(_check_url_value(url, f"{path}.urls[{i}]", required=True))
+        if self.urls and self.format != "alertmanager_api":
+            problems.append(ConfigProblem(f"{path}.urls", "only for format alertmanager_api"))
         if self.format == "pagerduty" and self.routing_key is None:
             problems.append(ConfigProblem(f"{path}.routing_key", "required by format pagerduty"))
         for name in ("bearer_token", "hmac_secret", "routing_key"):
@@ -81,7 +96,7 @@ class ReceiverConfig:
             if secret is not None:
                 problems.extend(secret.check(f"{path}.{name}"))
         problems.extend(_check_matchers(self.matchers, f"{path}.matchers"))
-        for name in ("timeout_s", "backoff_initial_s", "give_up_after_s"):
+        for name in ("timeout_s", "backoff_initial_s", "give_up_after_s", "resend_s"):
             if getattr(self, name) <= 0:
                 problems.append(ConfigProblem(f"{path}.{name}", "must be positive"))
         if self.backoff_max_s < self.backoff_initial_s:

@@ -159,6 +159,8 @@ def _mark(value: Any, path: str, url: bool) -> Any:
     """A secret knows its key path (named by its errors) and whether it holds a URL."""
     if isinstance(value, Secret):
         return value.at(path, is_url=url)
+    if isinstance(value, list):  # a list of URLs: each item its own key path
+        return [_mark(v, f"{path}[{i}]", url) for i, v in enumerate(value)]
     return value
 
 

@@ -51,6 +51,8 @@ def to_redacted_dict(config: Any) -> Any:
 def _field(value: Any, url: bool) -> Any:
     if url and isinstance(value, str) and value:
         return safe_url(value)
+    if url and isinstance(value, list):
+        return [_field(v, url) for v in value]
     return to_redacted_dict(value)
 
 

@@ -21,7 +21,7 @@ from prometheus_client import CollectorRegistry
 from tests.webhook_receiver import ReceiverState, webhook_receiver
 
 from kafka_health.alerting.engine import Alert, AlertState
-from kafka_health.alerting.rules import AlertRulesConfig, load_rules
+from kafka_health.alerting.rules import AlertRulesConfig, ConditionConfig, RuleConfig, load_rules
 from kafka_health.alerting.service import AlertService
 from kafka_health.alerting.webhook import DeliveryResult, HttpTransport, Notification
 from kafka_health.config import AlertingConfig, ExporterConfig, ReceiverConfig, SilenceConfig
@@ -33,6 +33,18 @@ Signals = Callable[[float], list[Signal]]
 REPO = Path(__file__).resolve().parents[3]
 RULES_FILE = REPO / "conf" / "alerts.yaml"
 T0 = 1_700_000_000.0  # an arbitrary epoch second: every test's time 0
+
+
+DISK_FULL = AlertRulesConfig(
+    rules={
+        "DiskFull": RuleConfig(
+            severity="critical",
+            any_of=[ConditionConfig(signal="disk_used_ratio", op=">", threshold=0.9)],
+            summary="disk full",
+        )
+    }
+)
+"""One rule on one signal (``disk_used_ratio`` > 0.9 of a broker), for tests of delivery."""
 
 
 @functools.cache
