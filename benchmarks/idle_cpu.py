@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 from kafka_health.config import MonitorConfig
 from kafka_health.dev.demo import demo_config
 from kafka_health.dev.devcluster import ClusterSpec, LocalCluster
-from kafka_health.dev.devcluster.cluster import free_ports
+from kafka_health.dev.devcluster.ports import free_ports
 from kafka_health.dev.faults.monitor import MonitorProcesses, scrape
 from kafka_health.dev.shipper_devcluster import shipper_config_for, write_config
 

@@ -1,6 +1,6 @@
 """Where the job's time goes on ``bench throughput``'s backlog: one run of the job over it
 (``run_available_now``, ``local[2]``) with Java Flight Recorder in the driver JVM (which runs
-the executors in local mode), then the batch's own steps (``job/steps``), the query's
+the executors in local mode), then the batch's own steps (``job/step_timings``), the query's
 ``durationMs`` and the JVM's hottest frames, self and inclusive.
 
     .venv/bin/python benchmarks/job_profile.py [--seconds 15] [--top 40] [--keep DIR]

@@ -22,7 +22,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from kafka_health.alerting.rules import AlertRulesConfig, load_rules
+from kafka_health.alerting.rule_config import AlertRulesConfig, load_rules
 from kafka_health.config import load_config
 from kafka_health.model import SIGNAL_SOURCE
 

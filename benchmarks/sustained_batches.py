@@ -1,7 +1,7 @@
 """Where a sustained batch's time goes: the job on its processing-time trigger while
 ``kafka-health bench load`` sends traffic at a steady rate (the last phase of
 ``bench throughput``), then every monitor batch's rows, ``durationMs`` and the steps of its
-``foreachBatch`` body (``job/steps``), and the p50/p95 of each after the first third.
+``foreachBatch`` body (``job/step_timings``), and the p50/p95 of each after the first third.
 
     .venv/bin/python benchmarks/sustained_batches.py [--rate 1000] [--seconds 60] [--paced]
         [--storm] [--standalone-workers N] [--timeline]

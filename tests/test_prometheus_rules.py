@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from kafka_health.alerting.rules import load_rules
+from kafka_health.alerting.rule_config import load_rules
 from tests.system_tools import run, tool
 
 REPO = Path(__file__).resolve().parents[1]

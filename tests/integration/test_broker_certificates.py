@@ -17,7 +17,7 @@ from tests.system_tools import self_signed_ca
 from tests.waiting import wait_for
 
 from kafka_health.alerting.engine import Alert, AlertState, Engine
-from kafka_health.alerting.rules import load_rules
+from kafka_health.alerting.rule_config import load_rules
 from kafka_health.alerting.store import SignalStore
 from kafka_health.config import MonitorConfig, from_mapping
 from kafka_health.dev.devcluster import LocalCluster

@@ -22,7 +22,7 @@ from tests.waiting import wait_for
 
 from kafka_health.config import MonitorConfig, from_mapping
 from kafka_health.dev.devcluster import LocalCluster
-from kafka_health.dev.devcluster.cluster import process_state
+from kafka_health.dev.devcluster.process_control import process_state
 from kafka_health.services.canary import CanaryService
 
 pytestmark = pytest.mark.integration

@@ -36,7 +36,7 @@ from kafka_health.cluster_state.prober import AdminSnapshotSource, ClusterStateP
 from kafka_health.config import ClusterStateConfig, JobConfig, ReachabilityConfig
 from kafka_health.detectors.inputs import Batch, ClusterRecord, LogEvent, LogStream, Outcome
 from kafka_health.dev.devcluster import ClusterSpec, LocalCluster
-from kafka_health.dev.devcluster.cluster import process_state
+from kafka_health.dev.devcluster.process_control import process_state
 from kafka_health.dev.faults.decommission import (
     assignment,
     reassign,

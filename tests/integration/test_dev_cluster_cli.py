@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from kafka_health.dev.devcluster import LocalCluster
-from kafka_health.dev.devcluster.cluster import process_state
+from kafka_health.dev.devcluster.process_control import process_state
 from kafka_health.dev.devcluster.processes import find_cluster_processes
 
 pytestmark = pytest.mark.integration

@@ -235,7 +235,7 @@ def replay_firing(bench_run: BenchRun) -> list[tuple[str, float, str, str]]:
     """The brokers' own logs of the whole run, replayed (``kafka-health replay``'s code: the
     job's parser, detectors and rules on event time): each alert notified firing, as (group
     key, its start, alertname, broker)."""
-    from kafka_health.alerting.rules import load_rules
+    from kafka_health.alerting.rule_config import load_rules
     from kafka_health.config import load_config
     from kafka_health.parsing.offline import check_files
     from kafka_health.replay.engine import replay_events

@@ -29,7 +29,7 @@ from tests.webhook_receiver import ReceiverState, webhook_receiver
 from kafka_health.config import MonitorConfig, ReceiverConfig
 from kafka_health.dev.demo import demo_config
 from kafka_health.dev.devcluster import LocalCluster
-from kafka_health.dev.devcluster.cluster import free_ports
+from kafka_health.dev.devcluster.ports import free_ports
 from kafka_health.dev.faults.monitor import scrape
 from kafka_health.dev.shipper_devcluster import (
     shipper_config_for,

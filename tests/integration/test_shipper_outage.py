@@ -20,7 +20,7 @@ from tests.integration.shipper_support import (
 )
 
 from kafka_health.config import MonitorConfig, ShipperBrokerConfig, ShipperFileConfig
-from kafka_health.dev.devcluster.cluster import free_ports
+from kafka_health.dev.devcluster.ports import free_ports
 from kafka_health.dev.shipper_devcluster import start_shipper_process, with_shipper
 
 pytestmark = pytest.mark.integration

@@ -19,7 +19,7 @@ from tests.waiting import wait_for
 from tests.webhook_receiver import ReceiverState, webhook_receiver
 
 from kafka_health.config import MonitorConfig, ReceiverConfig, TopicsConfig
-from kafka_health.dev.devcluster.cluster import free_ports
+from kafka_health.dev.devcluster.ports import free_ports
 from kafka_health.job.app import MonitorJob
 from kafka_health.job.sinks import build_sinks
 from kafka_health.services.canary import CanaryService

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from kafka_health.dev.devcluster.cluster import process_state
+from kafka_health.dev.devcluster.process_control import process_state
 from kafka_health.dev.spark_standalone import spark_home
 from tests.processes import ignores_sigterm
 

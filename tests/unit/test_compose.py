@@ -17,7 +17,7 @@ import yaml
 from tests.system_tools import run, tool
 from tests.unit.dashboard_support import DASHBOARD, REPO, load_dashboard
 
-from kafka_health.alerting.rules import load_rules
+from kafka_health.alerting.rule_config import load_rules
 from kafka_health.cli import build_parser
 from kafka_health.config import MonitorConfig, SparkConfig, load_config
 

@@ -39,7 +39,7 @@ from tests.unit.dashboard_support import (
     variable_queries,
 )
 
-from kafka_health.alerting.rules import load_rules
+from kafka_health.alerting.rule_config import load_rules
 from kafka_health.canary.records import ProbeOutcome
 from kafka_health.detectors.write_path import QUANTILES
 from kafka_health.metrics_endpoint import serve_metrics

@@ -24,7 +24,7 @@ from kafka_health.commands.demo_console import (
     status_line,
     timeline_line,
 )
-from kafka_health.dev.devcluster.cluster import BrokerStatus
+from kafka_health.dev.devcluster.state import BrokerStatus
 from kafka_health.dev.faults.context import FaultContext
 from kafka_health.dev.faults.monitor import MonitorProcesses, Sample
 from kafka_health.dev.faults.receiver import Page, RecordingReceiver

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from kafka_health.dev.devcluster import cluster, gc_pause
+from kafka_health.dev.devcluster import gc_pause, process_control
 from kafka_health.dev.devcluster.errors import DevClusterError
 from kafka_health.jdk import jdk_tool
 
@@ -81,7 +81,7 @@ def test_no_jdk_finds_nothing_and_a_file_that_cannot_run_is_no_tool(
 
 def test_without_a_jdk_the_dev_cluster_and_the_gc_pause_say_what_is_missing(no_jdk: Path) -> None:
     with pytest.raises(DevClusterError, match=r"no java found .*JDK 17"):
-        cluster._java()
+        process_control.java_executable()
     with pytest.raises(gc_pause.GcPauseError, match="jcmd"):
         gc_pause._jcmd()
 

@@ -18,7 +18,7 @@ from tests.loopback import loopback_server
 from tests.system_tools import openssl, signed_certificates
 
 from kafka_health.alerting.engine import AlertState, Engine
-from kafka_health.alerting.rules import load_rules
+from kafka_health.alerting.rule_config import load_rules
 from kafka_health.alerting.store import SignalStore
 from kafka_health.detectors.reachability import Reachability
 from kafka_health.reachability.ping import TLS_FAILURES, Certificate, Ping, probe, tls_failure

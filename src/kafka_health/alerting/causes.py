@@ -12,7 +12,7 @@ from collections.abc import Mapping, Set
 from typing import Any
 
 from kafka_health.alerting.engine import Alert, render
-from kafka_health.alerting.rules import HostedMode
+from kafka_health.alerting.rule_config import HostedMode
 
 
 def partition_replicas(alert: Alert) -> list[set[str]] | None:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from kafka_health.alerting.rules import (
+from kafka_health.alerting.rule_config import (
     OPS,
     AlertRulesConfig,
     ConditionConfig,

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 from kafka_health.alerting.causes import hosted_by, only_listed_values
 from kafka_health.alerting.engine import Alert, AlertState
-from kafka_health.alerting.rules import InhibitRuleConfig, matcher
+from kafka_health.alerting.rule_config import InhibitRuleConfig, matcher
 from kafka_health.alerting.silence import matches_all
 
 

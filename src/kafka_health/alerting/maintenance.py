@@ -51,7 +51,7 @@ from collections.abc import Iterable
 from kafka_health.alerting.causes import hosted_by, only_listed_values
 from kafka_health.alerting.declared_maintenance import DeclaredMaintenance
 from kafka_health.alerting.engine import Alert
-from kafka_health.alerting.rules import MaintenanceMode, RuleConfig
+from kafka_health.alerting.rule_config import MaintenanceMode, RuleConfig
 from kafka_health.model import LOGS_READ_SIGNAL, Signal
 
 log = logging.getLogger(__name__)

@@ -14,7 +14,7 @@ from kafka_health.alerting.causes import name_causes, root_of
 from kafka_health.alerting.engine import Alert
 from kafka_health.alerting.inhibit import inhibitions
 from kafka_health.alerting.maintenance import Maintenance
-from kafka_health.alerting.rules import InhibitRuleConfig, RuleConfig
+from kafka_health.alerting.rule_config import InhibitRuleConfig, RuleConfig
 from kafka_health.alerting.silence import SilenceStore
 
 

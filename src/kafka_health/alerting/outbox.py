@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kafka_health.alerting.notification import Notification
 from kafka_health.alerting.persist import StateWrites, _fsync_dir, read_json
-from kafka_health.alerting.webhook import Notification
 
 
 @dataclass

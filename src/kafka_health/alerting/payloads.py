@@ -8,8 +8,8 @@ import json
 from kafka_health.alerting.config import ReceiverConfig
 from kafka_health.alerting.engine import Alert
 from kafka_health.alerting.group import group_labels
+from kafka_health.alerting.notification import AlertPayload, Notification
 from kafka_health.alerting.notify_log import NotifiedAlert, NotifyReason, idempotency_key
-from kafka_health.alerting.webhook import AlertPayload, Notification
 
 
 class Payloads:

@@ -32,11 +32,11 @@ from kafka_health.alerting.dedup import GroupNews, group_news
 from kafka_health.alerting.engine import Alert
 from kafka_health.alerting.group import GroupTimers, group_key
 from kafka_health.alerting.mute import Muted, MuteStage
+from kafka_health.alerting.notification import AlertPayload, Notification
 from kafka_health.alerting.notify_log import Entry, NotifiedAlert, NotifyLog, NotifyReason
 from kafka_health.alerting.outbox import Outbox
 from kafka_health.alerting.payloads import Payloads
 from kafka_health.alerting.silence import Matcher, matches_all
-from kafka_health.alerting.webhook import AlertPayload, Notification
 
 
 @dataclass(frozen=True)

@@ -45,16 +45,17 @@ from kafka_health.alerting.group import GroupTimers
 from kafka_health.alerting.inbox import Inbox
 from kafka_health.alerting.maintenance import Maintenance
 from kafka_health.alerting.mute import Muted, MuteStage
+from kafka_health.alerting.notification import Notification
 from kafka_health.alerting.notify_log import Entry, NotifyLog
 from kafka_health.alerting.outbox import Outbox
 from kafka_health.alerting.payloads import Payloads
 from kafka_health.alerting.persist import StateWrites, read_json
 from kafka_health.alerting.pipeline import NotifyContext, Pipeline, ReceiverRoute, notify_pipeline
 from kafka_health.alerting.retry import Dropped, RetryStage
-from kafka_health.alerting.rules import AlertRulesConfig, load_rules
+from kafka_health.alerting.rule_config import AlertRulesConfig, load_rules
 from kafka_health.alerting.silence import SilenceStore, configured_silences, parse_matcher
 from kafka_health.alerting.store import SignalStore
-from kafka_health.alerting.webhook import HttpTransport, Notification, Transport
+from kafka_health.alerting.webhook import HttpTransport, Transport
 from kafka_health.metrics_endpoint import MetricsEndpointsConfig
 from kafka_health.model import Signal, labels
 from kafka_health.state_format import check_format, stamped

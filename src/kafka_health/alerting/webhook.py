@@ -22,13 +22,14 @@ import http.client
 import json
 import logging
 import time
-from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from kafka_health.alerting.config import ReceiverConfig
 from kafka_health.alerting.http_exchange import InvalidRequest, Target, post
+from kafka_health.alerting.notification import AlertPayload, Notification
 from kafka_health.configuration.redact import safe_url
 from kafka_health.configuration.secrets import resolve_value
 from kafka_health.errors import ConfigError
@@ -46,43 +47,6 @@ the answer was malformed; 5xx or 408; 429; another 4xx or a 3xx; the request cou
 made (the URL or a secret unreadable or invalid, a header value with a line break); given up
 after ``give_up_after_s``."""
 SEVERITY_COLOR = {"critical": "#d00000", "warning": "#e8a317", "info": "#439fe0"}
-
-
-@dataclass(frozen=True)
-class AlertPayload:
-    """One alert as notified: Alertmanager's fields, times in epoch seconds."""
-
-    status: str
-    labels: dict[str, str]
-    annotations: dict[str, str]
-    starts_at: float
-    ends_at: float | None
-    fingerprint: str
-
-
-@dataclass(frozen=True)
-class Notification:
-    """One group's notification to one receiver; stored in the outbox until delivered."""
-
-    receiver: str
-    group_key: str
-    group_labels: dict[str, str]
-    status: str
-    reason: str
-    idempotency_key: str
-    alerts: list[AlertPayload]
-    cluster: str = ""
-    external_url: str = ""
-    created_at: float = 0.0
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @staticmethod
-    def from_json(data: Mapping[str, Any]) -> Notification:
-        fields = dict(data)
-        fields["alerts"] = [AlertPayload(**a) for a in fields["alerts"]]
-        return Notification(**fields)
 
 
 def rfc3339(epoch: float | None) -> str:

@@ -17,10 +17,10 @@ import threading
 from pathlib import Path
 from typing import Any, TextIO
 
-from kafka_health.alerting.rules import ConditionConfig, load_rules
+from kafka_health.alerting.rule_config import ConditionConfig, load_rules
 from kafka_health.alerting.service import AlertService
 from kafka_health.alerting.store import signal_from_json
-from kafka_health.commands.common import add_config_argument, config_from_args
+from kafka_health.commands.config_args import add_config_argument, config_from_args
 from kafka_health.model import Signal
 
 NAME = "alerts"

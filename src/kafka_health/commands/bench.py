@@ -18,7 +18,7 @@ from kafka_health.commands.bench_load import (
     run_throughput_command,
 )
 from kafka_health.commands.bench_load import run as run_load
-from kafka_health.commands.common import add_config_argument, config_from_args
+from kafka_health.commands.config_args import add_config_argument, config_from_args
 from kafka_health.commands.interrupts import interrupted_by_signals
 
 NAME = "bench"

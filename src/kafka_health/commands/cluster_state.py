@@ -8,7 +8,7 @@ import json
 import sys
 
 from kafka_health.commands.canary import wait_for_signal, with_cluster
-from kafka_health.commands.common import add_config_argument, config_from_args
+from kafka_health.commands.config_args import add_config_argument, config_from_args
 from kafka_health.kafka_access import refused_access
 
 NAME = "cluster-state"

@@ -24,11 +24,11 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from kafka_health.commands.common import add_config_argument, config_from_args
+from kafka_health.commands.config_args import add_config_argument, config_from_args
 from kafka_health.commands.demo_console import Timeline, clock_time, log_to_file, status_line
 from kafka_health.commands.dev_cluster import cluster_spec, print_status
-from kafka_health.dev.devcluster import DevClusterError, LocalCluster
-from kafka_health.dev.devcluster.cluster import transport_spec
+from kafka_health.config import MonitorConfig
+from kafka_health.dev.devcluster import ClusterSpec, DevClusterError, LocalCluster, transport_spec
 from kafka_health.dev.faults.context import FaultContext
 from kafka_health.dev.faults.monitor import PARTS, MonitorProcesses, scrape
 from kafka_health.dev.faults.receiver import RecordingReceiver
@@ -115,52 +115,15 @@ def run(args: argparse.Namespace) -> int:
     log_to_file(home / "logs" / "demo.log", logging.DEBUG if verbose else logging.INFO)
     console.say(f"kafka-health demo: a 3-broker Kafka {spec.version} cluster ({spec.mode}) "
                 f"in {home}")  # fmt: skip
-    options = BenchOptions(
-        scenarios=[],
-        workdir=home,
-        mode=spec.mode,
-        layout="transport",  # the monitor's own topics on a 1-broker cluster beside it
-        base=config,
-        keep_firing_cap_s=None,  # the shipped rules, as a user runs them
-        healthy_timeout_s=HEALTHY_TIMEOUT_S,
-    )
-    bench = FaultBench(options, say=console.timed)
+    bench = demo_bench(config, spec, console)
     bench.cluster = cluster  # close() stops it, also when up() fails half-way
     stopping = threading.Event()
-
-    def _request_stop(signum: int, _frame: FrameType | None) -> None:
-        if stopping.is_set():
-            return  # already stopping: let the shutdown finish
-        stopping.set()
-        sig = signal.Signals(signum)
-        raise Stopped(STOP_REASONS.get(sig, sig.name))
-
-    stop_signals = (signal.SIGINT, signal.SIGTERM, signal.SIGALRM)
-    previous = {s: signal.signal(s, _request_stop) for s in stop_signals}
+    previous = install_stop_handlers(stopping)
     if args.duration is not None:
         signal.setitimer(signal.ITIMER_REAL, max(args.duration, 0.001))
     ticker: StatusTicker | None = None
-    ctx: FaultContext | None = None
     try:
-        cluster.up()
-        print_status(cluster)
-        if args.cluster_only:
-            console.say(f"bootstrap servers: {','.join(cluster.bootstrap_servers)}")
-            print_topics(
-                python_client_options(config.with_bootstrap(cluster.bootstrap_servers).kafka)
-            )
-            console.say(f"log file: {home / 'logs' / 'demo.log'}")
-        else:
-            console.timed("starting a 1-broker transport cluster for the monitor's own topics "
-                          "(a monitor shipping its evidence through the sick cluster goes blind "
-                          "with it)")  # fmt: skip
-            bench.transport = LocalCluster.create(
-                transport_spec(spec, directory=home / "transport")
-            ).up()
-            receiver = RecordingReceiver(on_page=Timeline(console.say))
-            ctx = bench.start_monitor(cluster, receiver, home / "logs")
-            console.timed(f"pager {receiver.url}, metrics "
-                          f"http://127.0.0.1:{bench.metrics_port}/metrics")  # fmt: skip
+        ctx = start_demo(args, config, bench, cluster, console)
         console.timed(f"status every {args.interval:g} s (? = not reported yet: Spark takes a "
                       "minute or two); Ctrl-C stops the demo")  # fmt: skip
         ticker = StatusTicker(cluster, bench, args.interval, console.say)
@@ -180,14 +143,86 @@ def run(args: argparse.Namespace) -> int:
         signal.setitimer(signal.ITIMER_REAL, 0)
         if ticker is not None:
             ticker.stop()
-        bench.close()
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-        left = survivors(bench, cluster)
-        console.timed("demo stopped: every process it started is gone" if not left
-                      else f"demo stopped, but still running: {', '.join(left)}")  # fmt: skip
-        console.mute()
+        shut_down(bench, cluster, previous, console)
     return 0
+
+
+def demo_bench(config: MonitorConfig, spec: ClusterSpec, console: Console) -> FaultBench:
+    """The fault suite's bench, set up as the demo runs it (no scenarios of its own)."""
+    options = BenchOptions(
+        scenarios=[],
+        workdir=spec.dir.resolve(),
+        mode=spec.mode,
+        layout="transport",  # the monitor's own topics on a 1-broker cluster beside it
+        base=config,
+        keep_firing_cap_s=None,  # the shipped rules, as a user runs them
+        healthy_timeout_s=HEALTHY_TIMEOUT_S,
+    )
+    return FaultBench(options, say=console.timed)
+
+
+StopHandler = Callable[[int, FrameType | None], Any] | int | None
+
+
+def install_stop_handlers(stopping: threading.Event) -> dict[signal.Signals, StopHandler]:
+    """SIGINT, SIGTERM and SIGALRM (``--duration``) raise ``Stopped`` once; returns the
+    handlers they replaced."""
+
+    def _request_stop(signum: int, _frame: FrameType | None) -> None:
+        if stopping.is_set():
+            return  # already stopping: let the shutdown finish
+        stopping.set()
+        sig = signal.Signals(signum)
+        raise Stopped(STOP_REASONS.get(sig, sig.name))
+
+    stop_signals = (signal.SIGINT, signal.SIGTERM, signal.SIGALRM)
+    return {s: signal.signal(s, _request_stop) for s in stop_signals}
+
+
+def start_demo(
+    args: argparse.Namespace,
+    config: MonitorConfig,
+    bench: FaultBench,
+    cluster: LocalCluster,
+    console: Console,
+) -> FaultContext | None:
+    """Start the cluster, and unless ``--cluster-only`` the transport cluster, the pager and
+    the monitor; returns the context a fault runs in (None without a monitor)."""
+    home = cluster.spec.dir.resolve()
+    cluster.up()
+    print_status(cluster)
+    if args.cluster_only:
+        console.say(f"bootstrap servers: {','.join(cluster.bootstrap_servers)}")
+        print_topics(python_client_options(config.with_bootstrap(cluster.bootstrap_servers).kafka))
+        console.say(f"log file: {home / 'logs' / 'demo.log'}")
+        return None
+    console.timed("starting a 1-broker transport cluster for the monitor's own topics "
+                  "(a monitor shipping its evidence through the sick cluster goes blind "
+                  "with it)")  # fmt: skip
+    bench.transport = LocalCluster.create(
+        transport_spec(cluster.spec, directory=home / "transport")
+    ).up()
+    receiver = RecordingReceiver(on_page=Timeline(console.say))
+    ctx = bench.start_monitor(cluster, receiver, home / "logs")
+    console.timed(f"pager {receiver.url}, metrics "
+                  f"http://127.0.0.1:{bench.metrics_port}/metrics")  # fmt: skip
+    return ctx
+
+
+def shut_down(
+    bench: FaultBench,
+    cluster: LocalCluster,
+    previous: dict[signal.Signals, StopHandler],
+    console: Console,
+) -> None:
+    """Stop everything the demo started, put the signal handlers back, say what is left."""
+    bench.close()
+    for sig, handler in previous.items():
+        signal.signal(sig, handler)
+    left = survivors(bench, cluster)
+    console.timed("demo stopped: every process it started is gone" if not left
+                  else f"demo stopped, but still running: {', '.join(left)}")  # fmt: skip
+    console.mute()
 
 
 def survivors(bench: FaultBench, cluster: LocalCluster) -> list[str]:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kafka_health.dev.devcluster.cluster import BrokerStatus
+from kafka_health.dev.devcluster.state import BrokerStatus
 from kafka_health.dev.faults.monitor import Sample
 from kafka_health.dev.faults.receiver import Page
 

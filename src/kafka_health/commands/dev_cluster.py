@@ -8,10 +8,10 @@ import signal
 import sys
 from pathlib import Path
 
-from kafka_health.commands.common import add_config_argument, config_from_args
+from kafka_health.commands.config_args import add_config_argument, config_from_args
 from kafka_health.commands.interrupts import interrupted_by_signals
 from kafka_health.dev.devcluster import ClusterSpec, DevClusterError, LocalCluster
-from kafka_health.dev.devcluster.cluster import process_state
+from kafka_health.dev.devcluster.process_control import process_state
 from kafka_health.dev_cluster_config import DevClusterConfig
 
 NAME = "dev-cluster"

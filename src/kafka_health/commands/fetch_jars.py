@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from kafka_health.commands.common import add_config_argument, config_from_args
+from kafka_health.commands.config_args import add_config_argument, config_from_args
 from kafka_health.dev.devcluster.runtime import ensure_kafka_runtime
 from kafka_health.spark.connector import ensure_kafka_connector_jars
 

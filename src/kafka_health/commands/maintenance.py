@@ -32,7 +32,7 @@ from kafka_health.alerting.declared_maintenance import (
     parse_broker_id,
 )
 from kafka_health.alerting.silence import format_time
-from kafka_health.commands.common import add_config_argument, config_from_args
+from kafka_health.commands.config_args import add_config_argument, config_from_args
 from kafka_health.commands.silence import parse_duration
 
 NAME = "maintenance"

@@ -14,7 +14,7 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
-from kafka_health.commands.common import add_config_argument, config_from_args
+from kafka_health.commands.config_args import add_config_argument, config_from_args
 from kafka_health.parsing.offline import input_files
 
 if TYPE_CHECKING:

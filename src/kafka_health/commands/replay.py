@@ -17,7 +17,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from kafka_health.commands.common import add_config_argument, config_from_args
+from kafka_health.commands.config_args import add_config_argument, config_from_args
 from kafka_health.parsing.offline import input_files
 
 NAME = "replay"
@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     since, until = _epoch_ms(args.since, "--from"), _epoch_ms(args.until, "--to")
     config = config_from_args(args)
 
-    from kafka_health.alerting.rules import load_rules
+    from kafka_health.alerting.rule_config import load_rules
     from kafka_health.replay.engine import replay_events
     from kafka_health.replay.inputs import read_events
     from kafka_health.spark import build_spark_session

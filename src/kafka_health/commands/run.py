@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from kafka_health.commands.common import add_config_argument, config_from_args
+from kafka_health.commands.config_args import add_config_argument, config_from_args
 from kafka_health.job.main import run as run_job
 
 NAME = "run"

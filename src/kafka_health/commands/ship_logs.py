@@ -9,7 +9,7 @@ import threading
 from pathlib import Path
 from types import FrameType
 
-from kafka_health.commands.common import add_config_argument, config_from_args
+from kafka_health.commands.config_args import add_config_argument, config_from_args
 from kafka_health.dev.devcluster import DevClusterError, LocalCluster
 from kafka_health.kafka_access import refused_access
 

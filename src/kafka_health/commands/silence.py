@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from kafka_health.alerting.silence import SilenceStore, format_time, parse_matcher, parse_time
-from kafka_health.commands.common import add_config_argument, config_from_args
+from kafka_health.commands.config_args import add_config_argument, config_from_args
 
 NAME = "silence"
 HELP = "add, list or expire silences of alerts (by label matchers, with an expiry)"

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
-from kafka_health.dev.devcluster.cluster import free_ports, wait_for_port
+from kafka_health.dev.devcluster.ports import free_ports, wait_for_port
 
 REGISTERED = "Successfully registered with master"
 

@@ -43,7 +43,7 @@ from kafka_health.job.quarantine import (
 )
 from kafka_health.job.rejected_counts import RejectedCounts
 from kafka_health.job.sent_letters import SentLetters
-from kafka_health.job.steps import StepTimer
+from kafka_health.job.step_timings import StepTimer
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession

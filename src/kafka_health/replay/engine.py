@@ -23,9 +23,10 @@ from prometheus_client import CollectorRegistry
 
 from kafka_health.alerting.config import ReceiverConfig
 from kafka_health.alerting.engine import AlertState
-from kafka_health.alerting.rules import AlertRulesConfig
+from kafka_health.alerting.notification import Notification
+from kafka_health.alerting.rule_config import AlertRulesConfig
 from kafka_health.alerting.service import AlertService
-from kafka_health.alerting.webhook import DeliveryResult, Notification
+from kafka_health.alerting.webhook import DeliveryResult
 from kafka_health.config import MonitorConfig
 from kafka_health.detectors.inputs import Batch, LogEvent
 from kafka_health.detectors.logwindow import LOG_CLOCK

@@ -21,9 +21,15 @@ from prometheus_client import CollectorRegistry
 from tests.webhook_receiver import ReceiverState, webhook_receiver
 
 from kafka_health.alerting.engine import Alert, AlertState
-from kafka_health.alerting.rules import AlertRulesConfig, ConditionConfig, RuleConfig, load_rules
+from kafka_health.alerting.notification import Notification
+from kafka_health.alerting.rule_config import (
+    AlertRulesConfig,
+    ConditionConfig,
+    RuleConfig,
+    load_rules,
+)
 from kafka_health.alerting.service import AlertService
-from kafka_health.alerting.webhook import DeliveryResult, HttpTransport, Notification
+from kafka_health.alerting.webhook import DeliveryResult, HttpTransport
 from kafka_health.config import AlertingConfig, ExporterConfig, ReceiverConfig, SilenceConfig
 from kafka_health.model import Signal, labels
 

@@ -10,7 +10,7 @@ from prometheus_client import generate_latest
 from tests.unit.alerting.alerting_harness import T0, Harness, shipped_rules, sig
 
 from kafka_health.alerting.engine import Engine
-from kafka_health.alerting.rules import AlertRulesConfig
+from kafka_health.alerting.rule_config import AlertRulesConfig
 from kafka_health.alerting.store import SignalStore
 from kafka_health.config import ExporterConfig
 from kafka_health.model import Signal, labels

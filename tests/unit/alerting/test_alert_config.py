@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kafka_health.alerting.rules import parse_rules
+from kafka_health.alerting.rule_config import parse_rules
 from kafka_health.config import parse_config
 from kafka_health.errors import ConfigError
 

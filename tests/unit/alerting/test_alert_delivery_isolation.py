@@ -19,15 +19,11 @@ from tests.unit.alerting.alerting_harness import (
     start_receiver,
 )
 
+from kafka_health.alerting.notification import Notification
 from kafka_health.alerting.outbox import Outbox
 from kafka_health.alerting.retry import Dropped, RetryStage
 from kafka_health.alerting.service import AlertService
-from kafka_health.alerting.webhook import (
-    FAILURE_REASONS,
-    DeliveryResult,
-    HttpTransport,
-    Notification,
-)
+from kafka_health.alerting.webhook import FAILURE_REASONS, DeliveryResult, HttpTransport
 from kafka_health.config import ReceiverConfig, Secret
 
 T0 = 1_700_000_000.0

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from kafka_health.alerting.notification import Notification
 from kafka_health.alerting.notify_log import Entry, NotifiedAlert
 from kafka_health.alerting.outbox import Outbox
-from kafka_health.alerting.webhook import Notification
 
 
 def notification(key: str, group: str = '{broker_id="1"}') -> Notification:

@@ -30,8 +30,9 @@ from tests.webhook_receiver import ReceiverState, _handler, webhook_receiver
 
 from kafka_health.alerting import http_exchange
 from kafka_health.alerting.http_exchange import Target
+from kafka_health.alerting.notification import Notification
 from kafka_health.alerting.service import AlertService
-from kafka_health.alerting.webhook import HttpTransport, Notification
+from kafka_health.alerting.webhook import HttpTransport
 from kafka_health.config import ReceiverConfig
 
 T0 = 1_700_000_000.0

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from tests.unit.alerting.alerting_harness import T0, Harness, sig
 
-from kafka_health.alerting.rules import load_rules
+from kafka_health.alerting.rule_config import load_rules
 from kafka_health.model import Signal
 
 Signals = Callable[[float], list[Signal]]

@@ -11,13 +11,14 @@ from kafka_health.alerting.dedup import group_news
 from kafka_health.alerting.engine import Alert, AlertState
 from kafka_health.alerting.maintenance import Maintenance
 from kafka_health.alerting.mute import Muted, MuteStage
+from kafka_health.alerting.notification import Notification
 from kafka_health.alerting.notify_log import Entry, NotifiedAlert, NotifyReason
 from kafka_health.alerting.outbox import Outbox
 from kafka_health.alerting.payloads import Payloads
 from kafka_health.alerting.retry import Dropped, RetryStage
-from kafka_health.alerting.rules import load_rules
+from kafka_health.alerting.rule_config import load_rules
 from kafka_health.alerting.silence import SilenceStore, configured_silences
-from kafka_health.alerting.webhook import DeliveryResult, Notification
+from kafka_health.alerting.webhook import DeliveryResult
 from kafka_health.config import ReceiverConfig
 
 T = 1_700_000_000.0

@@ -9,11 +9,10 @@ import json
 
 import pytest
 
+from kafka_health.alerting.notification import AlertPayload, Notification
 from kafka_health.alerting.webhook import (
-    AlertPayload,
     DeliveryResult,
     HttpTransport,
-    Notification,
     backoff_s,
     classify,
     incident_id,

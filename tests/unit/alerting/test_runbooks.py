@@ -14,7 +14,7 @@ import pytest
 import yaml
 from tests.unit.alerting.alerting_harness import Harness, shipped_rules, sig
 
-from kafka_health.alerting.rules import RUNBOOKS, parse_rules, runbook_link
+from kafka_health.alerting.rule_config import RUNBOOKS, parse_rules, runbook_link
 from kafka_health.alerting.webhook import render
 from kafka_health.errors import ConfigError
 

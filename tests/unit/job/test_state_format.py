@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from tests.unit.alerting.alerting_harness import RULES_FILE
 
-from kafka_health.alerting.rules import load_rules
+from kafka_health.alerting.rule_config import load_rules
 from kafka_health.alerting.service import ALERT_STATE_FORMAT, AlertService
 from kafka_health.config import AlertingConfig
 from kafka_health.errors import StateFormatError

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from tests.unit.alerting.alerting_harness import RULES_FILE
 
-from kafka_health.alerting.rules import load_rules
+from kafka_health.alerting.rule_config import load_rules
 from kafka_health.config import MonitorConfig
 from kafka_health.detectors.inputs import LogEvent
 from kafka_health.detectors.session_timeouts import SESSION_TIMEOUT_EVENT

@@ -1,8 +1,9 @@
 """A real Apache Kafka cluster on loopback, as local JVM processes, for the demo and the tests.
 
 ``LocalCluster.create(spec).up()`` fetches Kafka's jars (once), writes each broker's
-properties, formats KRaft storage and starts the brokers on free ports; the cluster's state
-(ports, pids, folders) is saved in ``<dir>/cluster.json`` so that another process can find it
+properties (``broker_config``), formats KRaft storage or starts ZooKeeper
+(``kraft_zookeeper``) and starts the brokers on free ports; the cluster's state (ports, pids,
+folders) is saved in ``<dir>/cluster.json`` (``state``) so that another process can find it
 again with ``LocalCluster.load(dir)`` (``status``, ``down``, fault injection). Faults: a broker
 can be stopped cleanly (SIGTERM), killed (SIGKILL), frozen and thawed (SIGSTOP/SIGCONT) and
 started again with the same identity and data.
@@ -11,166 +12,61 @@ Several processes act on one cluster at once (a running demo, ``dev-cluster star
 another shell), so a ``LocalCluster`` never trusts the pids it remembers: before ``status``,
 ``down`` and every fault it re-reads ``cluster.json`` and looks for this cluster's JVMs in the
 process table by their command lines (``processes``), which also guards against pid reuse.
-Updates of ``cluster.json`` are read-modify-write under an exclusive ``flock`` on
-``<dir>/cluster.lock``, so two processes never lose each other's records.
-
-Each broker writes ``server.log``, ``controller.log``, ``state-change.log`` and a JVM GC log
-(``-Xlog:gc*`` with time and uptime decorators, rotated) into its own folder.
 """
 
 from __future__ import annotations
 
 import base64
-import contextlib
-import fcntl
 import json
 import os
 import shutil
 import signal
-import socket
-import subprocess
-import threading
 import time
 import uuid
-from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
-from importlib import resources
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
+from kafka_health.dev.devcluster.broker_config import (
+    broker_properties,
+    jvm_options,
+    write_broker_config,
+)
 from kafka_health.dev.devcluster.errors import DevClusterError
 from kafka_health.dev.devcluster.gc_pause import GcPauseError, full_gc_pause
+from kafka_health.dev.devcluster.kraft_zookeeper import format_storage, start_zookeeper
+from kafka_health.dev.devcluster.ports import free_ports, port_open, wait_for_port
+from kafka_health.dev.devcluster.process_control import (
+    KILL_WAIT_S,
+    describe_process,
+    java_executable,
+    pick_pid,
+    process_state,
+    send_signal,
+    spawn_detached,
+    wait_exit,
+)
 from kafka_health.dev.devcluster.processes import (
     PROC,
     ZOOKEEPER,
     broker_role,
     find_cluster_processes,
-    role_of,
 )
 from kafka_health.dev.devcluster.runtime import ensure_kafka_runtime
-from kafka_health.dev.devcluster.security import CERT_DAYS, ListenerSecurity, Security
-from kafka_health.jdk import jdk_tool
+from kafka_health.dev.devcluster.security import ListenerSecurity
+from kafka_health.dev.devcluster.spec import ClusterSpec
+from kafka_health.dev.devcluster.state import (
+    STATE_FILE,
+    BrokerNode,
+    BrokerStatus,
+    ClusterStateFile,
+    DownReport,
+    ZooKeeperNode,
+    spec_from_record,
+    state_record,
+)
 
-Mode = Literal["kraft", "zookeeper"]
-STATE_FILE = "cluster.json"
-LOCK_FILE = "cluster.lock"
 DOWN_TIMEOUT_S = 30.0
 """How long ``down`` waits for SIGTERM to stop the cluster's JVMs before it sends SIGKILL."""
-KILL_WAIT_S = 10.0
-GC_LOG = "gc.log"
-
-
-@dataclass(frozen=True)
-class ClusterSpec:
-    """What cluster to start."""
-
-    dir: Path
-    brokers: int = 3
-    mode: Mode = "kraft"
-    kafka_version: str = "4.1.1"
-    zookeeper_kafka_version: str = "3.9.1"
-    cache_dir: Path = Path("~/.cache/kafka-health/kafka")
-    heap: str = "256m"
-    zookeeper_session_timeout_ms: int = 6000
-    broker_overrides: dict[str, str] = field(default_factory=dict)
-    security: Security = "none"
-    """A secured client listener beside PLAINTEXT: ``sasl`` (SCRAM-SHA-512, KRaft only) or
-    ``tls`` (a CA and certificate made for the run); see :mod:`.security`."""
-    cert_days: int = CERT_DAYS
-    """``tls``: how many days the broker certificate is valid."""
-
-    @property
-    def version(self) -> str:
-        return self.kafka_version if self.mode == "kraft" else self.zookeeper_kafka_version
-
-
-def transport_spec(monitored: ClusterSpec, directory: Path | None = None) -> ClusterSpec:
-    """A 1-broker KRaft cluster to carry the monitor's own topics beside ``monitored``: same
-    Kafka version, cache and heap; its folder defaults to ``<monitored dir>-transport``.
-
-    A fault injected into the monitored cluster then leaves the monitor's evidence (canary
-    results, broker logs, cluster state) flowing.
-    """
-    return ClusterSpec(
-        dir=directory or monitored.dir.parent / f"{monitored.dir.name}-transport",
-        brokers=1,
-        mode="kraft",
-        kafka_version=monitored.kafka_version,
-        cache_dir=monitored.cache_dir,
-        heap=monitored.heap,
-    )
-
-
-@dataclass
-class BrokerNode:
-    """One broker process: its identity, ports and folders."""
-
-    broker_id: int
-    port: int
-    controller_port: int
-    dir: str
-    pid: int | None = None
-    secure_port: int | None = None
-    """The secured client listener's port, when the cluster has one."""
-
-    @property
-    def log_dir(self) -> Path:
-        return Path(self.dir) / "logs"
-
-    @property
-    def data_dir(self) -> Path:
-        return Path(self.dir) / "data"
-
-    @property
-    def gc_log(self) -> Path:
-        return self.log_dir / GC_LOG
-
-    @property
-    def bootstrap(self) -> str:
-        return f"127.0.0.1:{self.port}"
-
-
-@dataclass
-class ZooKeeperNode:
-    """The single ZooKeeper server of a ZooKeeper-mode cluster."""
-
-    port: int
-    dir: str
-    pid: int | None = None
-
-
-@dataclass(frozen=True)
-class BrokerStatus:
-    """What ``status`` reports for one broker."""
-
-    broker_id: int
-    pid: int | None
-    process: Literal["running", "frozen", "stopped"]
-    registered: bool
-    bootstrap: str
-    log_dir: str
-    gc_log_bytes: int
-
-
-@dataclass
-class DownReport:
-    """What ``down`` did: processes that exited on SIGTERM, those it had to SIGKILL after
-    ``timeout_s``, and those still there afterwards (e.g. not this user's)."""
-
-    timeout_s: float
-    stopped: list[str] = field(default_factory=list)
-    killed: list[str] = field(default_factory=list)
-    survivors: list[str] = field(default_factory=list)
-
-    def lines(self) -> list[str]:
-        """One console line per process that did not stop on SIGTERM."""
-        return [
-            *(
-                f"{p}: still running {self.timeout_s:.0f} s after SIGTERM, killed (SIGKILL)"
-                for p in self.killed
-            ),
-            *(f"{p}: still running after SIGKILL" for p in self.survivors),
-        ]
 
 
 class LocalCluster:
@@ -191,8 +87,7 @@ class LocalCluster:
         """The process table to search (``/proc``; a fake one in unit tests)."""
         self._libs: Path | None = None
         self._running: dict[str, list[int]] = {}
-        self._thread_lock = threading.RLock()
-        self._lock_depth = 0
+        self._state_file = ClusterStateFile(spec.dir, cluster_id)
 
     # ---------------------------------------------------------------- construction
 
@@ -241,14 +136,7 @@ class LocalCluster:
             raise DevClusterError(
                 f"no dev cluster in {directory.resolve()} (no {STATE_FILE})"
             ) from exc
-        spec_raw = state["spec"]
-        spec = ClusterSpec(
-            **{
-                **spec_raw,
-                "dir": Path(spec_raw["dir"]),
-                "cache_dir": Path(spec_raw["cache_dir"]),
-            }
-        )
+        spec = spec_from_record(state)
         nodes = [BrokerNode(**n) for n in state["nodes"]]
         zookeeper = ZooKeeperNode(**state["zookeeper"]) if state.get("zookeeper") else None
         return cls(spec, state["cluster_id"], nodes, zookeeper).refresh()
@@ -257,21 +145,21 @@ class LocalCluster:
         """Write the cluster's whole state file (as planned by ``create``), under the lock."""
         base = self.spec.dir.resolve()
         base.mkdir(parents=True, exist_ok=True)
-        with self._state_lock():
-            self._write_state(self._state())
+        with self._state_file.lock():
+            self._state_file.write(self._state())
 
     def refresh(self) -> LocalCluster:
         """Bring every node's pid up to date: what ``cluster.json`` records now (other
         processes write it too), kept only if that pid still runs this node's JVM, else the
         node's JVM found in the process table (also one whose pid was never recorded), else
         None. Returns ``self``."""
-        recorded = self._recorded_pids()
+        recorded = self._state_file.recorded_pids()
         running = find_cluster_processes(self.spec.dir, self.proc)
         for role, node in self._roles():
             if node is None:
                 continue
             before = node.pid
-            node.pid = _pick(recorded.get(role, node.pid), running.get(role, []))
+            node.pid = pick_pid(recorded.get(role, node.pid), running.get(role, []))
             if before is not None and before != node.pid:
                 process_state(before, self.proc)  # reaps it if it was this process's child
         self._running = running
@@ -299,18 +187,21 @@ class LocalCluster:
 
     def up(self, timeout_s: float = 120.0) -> LocalCluster:
         """Fetch, configure, format and start every node; wait until all brokers registered."""
-        self._libs = ensure_kafka_runtime(self.spec.cache_dir, self.spec.version, self.spec.mode)
+        libs = self._libs = ensure_kafka_runtime(
+            self.spec.cache_dir, self.spec.version, self.spec.mode
+        )
         if self.security is not None:
             self.security.prepare()
         self.save()
         try:
             if self.zookeeper is not None:
-                self._start_zookeeper(self.zookeeper)
+                self.zookeeper.pid = start_zookeeper(self.spec, libs, self.zookeeper)
+                self._record(ZOOKEEPER, self.zookeeper.pid)
                 wait_for_port(self.zookeeper.port, timeout_s)
             for node in self.nodes:
-                self._write_broker_config(node)
+                write_broker_config(node, self._broker_properties(node))
                 if self.spec.mode == "kraft":
-                    self._format_storage(node)
+                    format_storage(self.spec, libs, self.cluster_id, node, self.security)
             for node in self.nodes:
                 self.start_broker(node.broker_id, wait=False)
             self.wait_until_registered(len(self.nodes), timeout_s)
@@ -335,7 +226,7 @@ class LocalCluster:
                 if not targets:
                     break
                 self._stop(targets, timeout_s, report)
-        with self._state_lock():
+        with self._state_file.lock():
             self.refresh()
             for role, _ in self._roles():
                 self._record(role, None)
@@ -428,13 +319,13 @@ class LocalCluster:
         )
         node.log_dir.mkdir(parents=True, exist_ok=True)
         self._await_old_registration(node)
-        with self._state_lock():  # no second JVM for the broker from a racing 'start'
+        with self._state_file.lock():  # no second JVM for the broker from a racing 'start'
             self.refresh()
             if node.pid is not None:
                 raise DevClusterError(
                     f"broker {broker_id} is already {process_state(node.pid)} (pid {node.pid})"
                 )
-            node.pid = _spawn(self.broker_command(broker_id), Path(node.dir) / "stdout.log")
+            node.pid = spawn_detached(self.broker_command(broker_id), Path(node.dir) / "stdout.log")
             self._record(broker_role(broker_id), node.pid)
         if not wait:
             return
@@ -442,8 +333,8 @@ class LocalCluster:
         try:
             self._wait_registered(node, timeout_s)
         except BaseException:  # a broker that did not come up (or Ctrl-C) is not left behind
-            _send(started, signal.SIGKILL)
-            _wait_exit(started, broker_role(broker_id), self.spec.dir, KILL_WAIT_S, self.proc)
+            send_signal(started, signal.SIGKILL)
+            wait_exit(started, broker_role(broker_id), self.spec.dir, KILL_WAIT_S, self.proc)
             self._forget(broker_role(broker_id))
             raise
 
@@ -480,8 +371,8 @@ class LocalCluster:
             self.spec.cache_dir, self.spec.version, self.spec.mode
         )
         return [
-            _java(),
-            *self._jvm_options(node),
+            java_executable(),
+            *jvm_options(self.spec, node),
             "-cp",
             str(libs / "*"),
             "kafka.Kafka",
@@ -504,9 +395,9 @@ class LocalCluster:
         self.refresh()
         pids = self._running.get(role, [])
         for pid in pids:
-            _send(pid, signal.SIGKILL)
+            send_signal(pid, signal.SIGKILL)
         for pid in pids:
-            _wait_exit(pid, role, self.spec.dir, KILL_WAIT_S, self.proc)
+            wait_exit(pid, role, self.spec.dir, KILL_WAIT_S, self.proc)
         self._forget(role)
 
     def freeze_broker(self, broker_id: int) -> None:
@@ -550,16 +441,16 @@ class LocalCluster:
         ``timeout_s``; each outcome goes into ``report``."""
         pending = [(role, pid) for role, pids in targets.items() for pid in pids]
         for _, pid in pending:
-            _send(pid, signal.SIGCONT)
-            _send(pid, signal.SIGTERM)
+            send_signal(pid, signal.SIGCONT)
+            send_signal(pid, signal.SIGTERM)
         deadline = time.monotonic() + timeout_s
         for role, pid in pending:
-            if _wait_exit(pid, role, self.spec.dir, deadline - time.monotonic(), self.proc):
-                report.stopped.append(_describe(role, pid))
+            if wait_exit(pid, role, self.spec.dir, deadline - time.monotonic(), self.proc):
+                report.stopped.append(describe_process(role, pid))
                 continue
-            _send(pid, signal.SIGKILL)
-            exited = _wait_exit(pid, role, self.spec.dir, KILL_WAIT_S, self.proc)
-            (report.killed if exited else report.survivors).append(_describe(role, pid))
+            send_signal(pid, signal.SIGKILL)
+            exited = wait_exit(pid, role, self.spec.dir, KILL_WAIT_S, self.proc)
+            (report.killed if exited else report.survivors).append(describe_process(role, pid))
 
     def _roles(self) -> list[tuple[str, BrokerNode | ZooKeeperNode | None]]:
         roles: list[tuple[str, BrokerNode | ZooKeeperNode | None]] = [
@@ -569,223 +460,19 @@ class LocalCluster:
 
     def _forget(self, role: str) -> None:
         """After stopping ``role``: refresh, and record it as stopped if nothing runs it."""
-        with self._state_lock():
+        with self._state_file.lock():
             self.refresh()
             self._record(role, None)
 
-    @contextlib.contextmanager
-    def _state_lock(self) -> Iterator[None]:
-        """Exclusive ``flock`` on ``<dir>/cluster.lock`` (other processes), re-entrant within
-        this object (and serialised between its threads)."""
-        with self._thread_lock:
-            base = self.spec.dir.resolve()
-            if self._lock_depth > 0 or not base.is_dir():
-                self._lock_depth += 1
-                try:
-                    yield
-                finally:
-                    self._lock_depth -= 1
-                return
-            fd = os.open(base / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX)
-                self._lock_depth = 1
-                try:
-                    yield
-                finally:
-                    self._lock_depth = 0
-            finally:
-                os.close(fd)  # releases the flock
-
     def _state(self) -> dict[str, Any]:
-        spec = asdict(self.spec)
-        spec["dir"] = str(self.spec.dir.resolve())
-        spec["cache_dir"] = str(self.spec.cache_dir)
-        return {
-            "cluster_id": self.cluster_id,
-            "spec": spec,
-            "nodes": [asdict(n) for n in self.nodes],
-            "zookeeper": asdict(self.zookeeper) if self.zookeeper else None,
-        }
-
-    def _read_state(self) -> dict[str, Any] | None:
-        """This cluster's saved state (None when missing, unreadable or another cluster's)."""
-        try:
-            state = json.loads((self.spec.dir.resolve() / STATE_FILE).read_text("utf-8"))
-        except (OSError, ValueError):
-            return None
-        if not isinstance(state, dict) or state.get("cluster_id") != self.cluster_id:
-            return None
-        return state
-
-    def _write_state(self, state: dict[str, Any]) -> None:
-        base = self.spec.dir.resolve()
-        tmp = base / f"{STATE_FILE}.{os.getpid()}.tmp"
-        tmp.write_text(json.dumps(state, indent=2), encoding="utf-8")
-        tmp.replace(base / STATE_FILE)  # readers see the old or the new file, never half
-
-    @staticmethod
-    def _entries(state: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-        """(role, its entry) for each node in a saved state; the entries are the state's own."""
-        entries = [(broker_role(int(n["broker_id"])), n) for n in state.get("nodes") or []]
-        if isinstance(state.get("zookeeper"), dict):
-            entries.append((ZOOKEEPER, state["zookeeper"]))
-        return entries
-
-    def _recorded_pids(self) -> dict[str, int | None]:
-        state = self._read_state()
-        return {} if state is None else {r: e.get("pid") for r, e in self._entries(state)}
+        return state_record(self.spec, self.cluster_id, self.nodes, self.zookeeper)
 
     def _record(self, role: str, pid: int | None) -> None:
-        """Record ``role``'s pid in ``cluster.json`` by read-modify-write under the lock, so
-        records other processes made meanwhile survive. Recording None never erases a pid
-        that still runs that role's JVM (another shell started it)."""
-        if not self.spec.dir.resolve().is_dir():
-            return
-        with self._state_lock():
-            state = self._read_state() or self._state()
-            for entry_role, entry in self._entries(state):
-                if entry_role != role:
-                    continue
-                old = entry.get("pid")
-                still_runs = isinstance(old, int) and role_of(old, self.spec.dir, self.proc) == role
-                entry["pid"] = old if pid is None and still_runs else pid
-            self._write_state(state)
-
-    def _jvm_options(self, node: BrokerNode) -> list[str]:
-        logging = (
-            [f"-Dlog4j2.configurationFile={self._log_config('log4j2.properties')}"]
-            if self.spec.mode == "kraft"
-            else [f"-Dlog4j.configuration=file:{self._log_config('log4j.properties')}"]
-        )
-        return [
-            f"-Xms{self.spec.heap}",
-            f"-Xmx{self.spec.heap}",
-            "-XX:+UseG1GC",
-            "-XX:MaxGCPauseMillis=20",
-            "-XX:InitiatingHeapOccupancyPercent=35",
-            "-XX:TieredStopAtLevel=1",
-            "-XX:+IgnoreUnrecognizedVMOptions",
-            # The JVM moves the file aside at every start (gc.log.0, .1, ...) and reuses the
-            # names past filecount: 10 lost a fault suite's early Full GCs to later restarts
-            # (a replay of the run's logs then missed them).
-            f"-Xlog:gc*:file={node.gc_log}:time,uptime,level,tags:filecount=100,filesize=20M",
-            "-Djava.awt.headless=true",
-            f"-Dkafka.logs.dir={node.log_dir}",
-            *logging,
-        ]
-
-    def _log_config(self, name: str) -> Path:
-        target = self.spec.dir.resolve() / name
-        if not target.exists():
-            text = resources.files("kafka_health.dev.devcluster").joinpath(name).read_text("utf-8")
-            target.write_text(text, encoding="utf-8")
-        return target
+        """Record ``role``'s pid in ``cluster.json`` (see ``ClusterStateFile.record``)."""
+        self._state_file.record(role, pid, self._state(), self.proc)
 
     def _broker_properties(self, node: BrokerNode) -> dict[str, str]:
-        n = len(self.nodes)
-        rf = str(min(3, n))
-        props = {
-            "log.dirs": str(node.data_dir),
-            "listeners": f"PLAINTEXT://127.0.0.1:{node.port}",
-            "advertised.listeners": f"PLAINTEXT://127.0.0.1:{node.port}",
-            "num.network.threads": "2",
-            "num.io.threads": "2",
-            "num.partitions": "1",
-            "default.replication.factor": rf,
-            "offsets.topic.replication.factor": rf,
-            "offsets.topic.num.partitions": "6",
-            "transaction.state.log.replication.factor": rf,
-            "transaction.state.log.min.isr": str(max(1, min(2, n))),
-            "group.initial.rebalance.delay.ms": "0",
-            "log.cleaner.dedupe.buffer.size": str(8 * 1024 * 1024),
-            "log.segment.bytes": str(64 * 1024 * 1024),
-        }
-        if self.spec.mode == "kraft":
-            voters = ",".join(f"{x.broker_id}@127.0.0.1:{x.controller_port}" for x in self.nodes)
-            props.update(
-                {
-                    "process.roles": "broker,controller",
-                    "node.id": str(node.broker_id),
-                    "controller.quorum.voters": voters,
-                    "listeners": (
-                        f"PLAINTEXT://127.0.0.1:{node.port},"
-                        f"CONTROLLER://127.0.0.1:{node.controller_port}"
-                    ),
-                    "controller.listener.names": "CONTROLLER",
-                    "inter.broker.listener.name": "PLAINTEXT",
-                    "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
-                }
-            )
-        else:
-            assert self.zookeeper is not None
-            props.update(
-                {
-                    "broker.id": str(node.broker_id),
-                    "zookeeper.connect": f"127.0.0.1:{self.zookeeper.port}",
-                    "zookeeper.session.timeout.ms": str(self.spec.zookeeper_session_timeout_ms),
-                }
-            )
-        if self.security is not None and node.secure_port:
-            listener = self.security.listener
-            props["listeners"] += f",{listener}://127.0.0.1:{node.secure_port}"
-            props["advertised.listeners"] = (
-                f"PLAINTEXT://127.0.0.1:{node.port},{listener}://127.0.0.1:{node.secure_port}"
-            )
-            props["inter.broker.listener.name"] = "PLAINTEXT"
-            props.pop("security.inter.broker.protocol", None)
-            protocols = props.get("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT")
-            props["listener.security.protocol.map"] = f"{protocols},{listener}:{listener}"
-            props.update(self.security.broker_properties())
-        props.update(self.spec.broker_overrides)
-        return props
-
-    def _write_broker_config(self, node: BrokerNode) -> None:
-        Path(node.dir).mkdir(parents=True, exist_ok=True)
-        node.log_dir.mkdir(parents=True, exist_ok=True)
-        lines = [f"{k}={v}" for k, v in self._broker_properties(node).items()]
-        (Path(node.dir) / "server.properties").write_text("\n".join(lines) + "\n", "utf-8")
-
-    def _format_storage(self, node: BrokerNode) -> None:
-        assert self._libs is not None
-        command = [
-            _java(), "-Xmx128m", "-XX:TieredStopAtLevel=1",
-            f"-Dlog4j2.configurationFile={self._log_config('log4j2.properties')}",
-            f"-Dkafka.logs.dir={node.log_dir}",
-            "-cp", str(self._libs / "*"), "kafka.tools.StorageTool", "format",
-            f"--cluster-id={self.cluster_id}",
-            "--config", str(Path(node.dir) / "server.properties"),
-            "--ignore-formatted",
-            *(self.security.format_arguments() if self.security is not None else []),
-        ]  # fmt: skip
-        result = subprocess.run(command, capture_output=True, text=True, check=False)
-        if result.returncode != 0:
-            raise DevClusterError(
-                f"formatting broker {node.broker_id}'s storage failed:\n"
-                + (result.stdout + result.stderr)[-2000:]
-            )
-
-    def _start_zookeeper(self, zk: ZooKeeperNode) -> None:
-        assert self._libs is not None
-        base = Path(zk.dir)
-        (base / "data").mkdir(parents=True, exist_ok=True)
-        (base / "logs").mkdir(parents=True, exist_ok=True)
-        config = base / "zoo.cfg"
-        config.write_text(
-            f"dataDir={base / 'data'}\nclientPort={zk.port}\nclientPortAddress=127.0.0.1\n"
-            "tickTime=500\nmaxClientCnxns=0\nadmin.enableServer=false\n"
-            "4lw.commands.whitelist=*\n",
-            encoding="utf-8",
-        )
-        command = [
-            _java(), "-Xmx128m", "-XX:TieredStopAtLevel=1",
-            f"-Dlog4j.configuration=file:{self._log_config('log4j.properties')}",
-            f"-Dkafka.logs.dir={base / 'logs'}",
-            "-cp", str(self._libs / "*"),
-            "org.apache.zookeeper.server.quorum.QuorumPeerMain", str(config),
-        ]  # fmt: skip
-        zk.pid = _spawn(command, base / "stdout.log")
-        self._record(ZOOKEEPER, zk.pid)
+        return broker_properties(self.spec, self.nodes, node, self.zookeeper, self.security)
 
     @staticmethod
     def _last_words(node: BrokerNode) -> str:
@@ -795,108 +482,3 @@ class LocalCluster:
             if path.exists():
                 lines += path.read_text("utf-8", errors="replace").splitlines()[-20:]
         return "\n".join(lines)
-
-
-# -------------------------------------------------------------------- process helpers
-
-
-def _java() -> str:
-    """The ``java`` the brokers run on: the JDK whose ``jcmd`` pauses them and whose ``java``
-    pyspark starts (``JAVA_HOME``'s, else the PATH's)."""
-    java = jdk_tool("java")
-    if java is None:
-        raise DevClusterError("no java found (JAVA_HOME, PATH): the dev cluster needs JDK 17+")
-    return java
-
-
-def _spawn(command: list[str], output: Path) -> int:
-    """Start a detached process (own session, survives this one) writing to ``output``."""
-    output.parent.mkdir(parents=True, exist_ok=True)
-    with output.open("ab") as out:
-        process = subprocess.Popen(
-            command,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-    return process.pid
-
-
-def _send(pid: int, sig: signal.Signals) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.kill(pid, sig)
-
-
-def _pick(recorded: int | None, running: list[int]) -> int | None:
-    """The node's pid: the recorded one if it runs the node's JVM, else one that does."""
-    if recorded in running:
-        return recorded
-    return running[0] if running else None
-
-
-def _describe(role: str, pid: int) -> str:
-    return f"{role.replace('-', ' ')} (pid {pid})"
-
-
-def process_state(pid: int | None, proc: Path = PROC) -> Literal["running", "frozen", "stopped"]:
-    """Whether ``pid`` runs, is stopped by SIGSTOP, or is gone (zombies count as gone and are
-    reaped when they are this process's children)."""
-    if pid is None:
-        return "stopped"
-    try:
-        stat = (proc / str(pid) / "stat").read_text()
-    except (FileNotFoundError, ProcessLookupError):
-        return "stopped"
-    state = stat.rsplit(")", 1)[1].split()[0]
-    if state in ("Z", "X"):
-        if proc == PROC:
-            with contextlib.suppress(ChildProcessError, OSError):
-                os.waitpid(pid, os.WNOHANG)
-        return "stopped"
-    return "frozen" if state in ("T", "t") else "running"
-
-
-def _wait_exit(pid: int, role: str, base: Path, timeout_s: float, proc: Path = PROC) -> bool:
-    """Wait until ``pid`` no longer runs ``role``'s JVM (exited, or the pid was reused)."""
-    deadline = time.monotonic() + timeout_s
-
-    def gone() -> bool:
-        return process_state(pid, proc) == "stopped" or role_of(pid, base, proc) != role
-
-    while time.monotonic() < deadline:
-        if gone():
-            return True
-        time.sleep(0.1)
-    return gone()
-
-
-def free_ports(count: int) -> list[int]:
-    """``count`` distinct free TCP ports on 127.0.0.1."""
-    sockets = []
-    try:
-        for _ in range(count):
-            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            s.bind(("127.0.0.1", 0))
-            sockets.append(s)
-        return [s.getsockname()[1] for s in sockets]
-    finally:
-        for s in sockets:
-            s.close()
-
-
-def port_open(port: int) -> bool:
-    """Whether something accepts connections on 127.0.0.1:``port``."""
-    with socket.socket() as s:
-        s.settimeout(1.0)
-        return s.connect_ex(("127.0.0.1", port)) == 0
-
-
-def wait_for_port(port: int, timeout_s: float) -> None:
-    """Block until something accepts connections on 127.0.0.1:``port``."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if port_open(port):
-            return
-        time.sleep(0.2)
-    raise DevClusterError(f"nothing listens on 127.0.0.1:{port} after {timeout_s:.0f} s")

@@ -9,9 +9,12 @@ from pathlib import Path
 from typing import Any
 
 from kafka_health.dev.devcluster import LocalCluster
-from kafka_health.dev.devcluster.cluster import process_state
+from kafka_health.dev.devcluster.process_control import process_state
 from kafka_health.dev.faults.monitor import MonitorProcesses
 from kafka_health.dev.faults.receiver import Page, RecordingReceiver
+
+DEFAULT_BOUND_S = 180.0
+"""Seconds from the injection within which the expected page must come (today's monitor)."""
 
 
 @dataclass
@@ -54,3 +57,7 @@ class FaultContext:
             if process_state(self.cluster.node(broker_id).pid) == "stopped":
                 self.cluster.start_broker(broker_id, wait=False)
         self.cluster.wait_until_registered(len(self.cluster.nodes), timeout_s)
+
+
+Action = Callable[[FaultContext], None]
+"""What a scenario does at one of its steps (inject, undo, prepare, ...)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 from kafka_health.dev.devcluster import LocalCluster
-from kafka_health.dev.devcluster.cluster import process_state
+from kafka_health.dev.devcluster.process_control import process_state
 
 
 def under_replicated_count(cluster: LocalCluster, timeout_s: float = 10.0) -> int | None:

@@ -23,12 +23,15 @@ import yaml
 
 from kafka_health.config import MonitorConfig
 from kafka_health.dev.devcluster import ClusterSpec, LocalCluster
-from kafka_health.dev.devcluster.cluster import free_ports, process_state, transport_spec
+from kafka_health.dev.devcluster.ports import free_ports
+from kafka_health.dev.devcluster.process_control import process_state
+from kafka_health.dev.devcluster.spec import transport_spec
+from kafka_health.dev.faults.actions_monitor import record_acks1_truth
 from kafka_health.dev.faults.context import FaultContext
 from kafka_health.dev.faults.evaluate import alerts_of, judge, resolved
 from kafka_health.dev.faults.monitor import MonitorProcesses, Sample, scrape
 from kafka_health.dev.faults.receiver import RecordingReceiver
-from kafka_health.dev.faults.scenarios import Scenario, record_acks1_truth
+from kafka_health.dev.faults.scenarios import Scenario
 from kafka_health.dev.shipper_devcluster import shipper_config_for, write_config
 
 

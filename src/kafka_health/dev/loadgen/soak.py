@@ -113,7 +113,7 @@ def verdict(samples: list[dict[str, Any]], keys: tuple[str, ...]) -> dict[str, A
 def run_soak(plan: SoakPlan, say: Callable[[str], None] = print) -> dict[str, Any]:
     """The whole soak on a local 1-broker Kafka; the samples and the verdict."""
     from kafka_health.dev.devcluster import ClusterSpec, LocalCluster
-    from kafka_health.dev.devcluster.cluster import free_ports
+    from kafka_health.dev.devcluster.ports import free_ports
     from kafka_health.dev.faults.monitor import MonitorProcesses
 
     with tempfile.TemporaryDirectory(prefix="kafka-health-soak-") as name:

@@ -256,9 +256,6 @@ def run_throughput(
     """The whole benchmark on a local 1-broker Kafka (or ``bootstrap``), Spark on ``local[2]``
     (or the cluster at ``master``: executors of 1 GB); the JSON figures."""
     from kafka_health.dev.devcluster import ClusterSpec, LocalCluster
-    from kafka_health.job.app import MonitorJob
-    from kafka_health.job.batch import SOURCE_READS
-    from kafka_health.spark import build_spark_session
 
     with tempfile.TemporaryDirectory(prefix="kafka-health-throughput-") as name:
         tmp = Path(name)
@@ -267,55 +264,60 @@ def run_throughput(
             cluster = LocalCluster.create(ClusterSpec(dir=tmp / "kafka", brokers=1)).up()
             bootstrap = cluster.bootstrap_servers
         try:
-            config = dataclasses.replace(
-                MonitorConfig().with_bootstrap(bootstrap),
-                topics=TopicsConfig(),
-                spark=spark_config(tmp / "checkpoints", master),
-                alerting=dataclasses.replace(
-                    MonitorConfig().alerting, state_dir=str(tmp / "alerting")
-                ),
-                job=JobConfig(starting_offsets="earliest"),
-            )
-            config_file = write_config(config, tmp / "monitor.yaml")
-            say(f"writing {plan.seconds:g} s of a {plan.shape.brokers}-broker, "
-                f"{plan.shape.partitions}-partition cluster's traffic at {plan.rate:g} log "
-                "records/s")  # fmt: skip
-            records = fill(config, Traffic(plan.shape, config.topics, plan.seed), plan)
-            spark = build_spark_session(config.spark)
-            cores = int(spark.sparkContext.defaultParallelism)
-            say(f"Spark at {config.spark.master}: {cores} cores")
-            progress = ProgressLog()
-            listener = progress.listener()
-            spark.streams.addListener(listener)
-            try:
-                # Each read WARM_UP_PASSES times before the measured pass, the first in a
-                # cold JVM (see warm_up_config): the last is the figure, the first is
-                # reported beside it.
-                passes = WARM_UP_PASSES + 1
-                limits = [limit_rate(spark, config, tmp / f"limit-{n}") for n in range(passes)]
-                limit = limits[-1]
-                say(f"limit (Kafka source, no work): {limit:,.0f} records/s "
-                    f"(cold: {limits[0]:,.0f})")  # fmt: skip
-                jobs = []
-                warm_ups = [warm_up_config(config, tmp, n) for n in range(WARM_UP_PASSES)]
-                for fresh in (*warm_ups, config):
-                    since = len(progress.by_query.get("monitor", []))
-                    MonitorJob(spark, fresh).run_available_now()
-                    _drain(progress, "monitor")  # the listener bus delivers progress later
-                    jobs.append(progress.rate("monitor", SOURCE_READS, since))
-                (job_cold, _), *_, (job, job_rows) = jobs
-                say(f"job: {job:,.0f} records/s ({job_rows} records; cold: {job_cold:,.0f})")
-                plain = plain_rate(config, records)
-                say(f"plain Python: {plain:,.0f} records/s")
-                durations = sustained(spark, config, config_file, plan, progress)
-            finally:
-                spark.streams.removeListener(listener)
+            figures = measure_throughput(plan, throughput_config(tmp, bootstrap, master), tmp, say)
         finally:
             if cluster is not None:
                 cluster.down()
+    say(json.dumps(figures))
+    return figures
+
+
+def throughput_config(tmp: Path, bootstrap: list[str], master: str | None) -> MonitorConfig:
+    """The monitor's configuration for the benchmark: its state and checkpoints in ``tmp``,
+    reading from the earliest offsets."""
+    return dataclasses.replace(
+        MonitorConfig().with_bootstrap(bootstrap),
+        topics=TopicsConfig(),
+        spark=spark_config(tmp / "checkpoints", master),
+        alerting=dataclasses.replace(MonitorConfig().alerting, state_dir=str(tmp / "alerting")),
+        job=JobConfig(starting_offsets="earliest"),
+    )
+
+
+def measure_throughput(
+    plan: ThroughputPlan, config: MonitorConfig, tmp: Path, say: Callable[[str], None]
+) -> dict[str, Any]:
+    """Fill the topics, then measure the limit, the job, plain Python and sustained batches."""
+    from kafka_health.spark import build_spark_session
+
+    config_file = write_config(config, tmp / "monitor.yaml")
+    say(f"writing {plan.seconds:g} s of a {plan.shape.brokers}-broker, "
+        f"{plan.shape.partitions}-partition cluster's traffic at {plan.rate:g} log "
+        "records/s")  # fmt: skip
+    records = fill(config, Traffic(plan.shape, config.topics, plan.seed), plan)
+    spark = build_spark_session(config.spark)
+    cores = int(spark.sparkContext.defaultParallelism)
+    say(f"Spark at {config.spark.master}: {cores} cores")
+    progress = ProgressLog()
+    listener = progress.listener()
+    spark.streams.addListener(listener)
+    try:
+        # Each read WARM_UP_PASSES times before the measured pass, the first in a cold JVM
+        # (see warm_up_config): the last is the figure, the first is reported beside it.
+        passes = WARM_UP_PASSES + 1
+        limits = [limit_rate(spark, config, tmp / f"limit-{n}") for n in range(passes)]
+        limit = limits[-1]
+        say(f"limit (Kafka source, no work): {limit:,.0f} records/s (cold: {limits[0]:,.0f})")
+        (job_cold, _), *_, (job, job_rows) = job_rates(spark, config, tmp, progress)
+        say(f"job: {job:,.0f} records/s ({job_rows} records; cold: {job_cold:,.0f})")
+        plain = plain_rate(config, records)
+        say(f"plain Python: {plain:,.0f} records/s")
+        durations = sustained(spark, config, config_file, plan, progress)
+    finally:
+        spark.streams.removeListener(listener)
     ordered = sorted(durations) or [0.0]
     p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-    figures = {
+    return {
         "records": records,
         "spark_master": config.spark.master,
         "spark_cores": cores,
@@ -332,5 +334,21 @@ def run_throughput(
         "batches_measured": len(durations),
         "trigger_interval_s": config.job.trigger_interval_s,
     }
-    say(json.dumps(figures))
-    return figures
+
+
+def job_rates(
+    spark: Any, config: MonitorConfig, tmp: Path, progress: ProgressLog
+) -> list[tuple[float, int]]:
+    """The job's (records/s, records) over the same data: WARM_UP_PASSES fresh warm-up runs,
+    then ``config``'s own."""
+    from kafka_health.job.app import MonitorJob
+    from kafka_health.job.batch import SOURCE_READS
+
+    jobs = []
+    warm_ups = [warm_up_config(config, tmp, n) for n in range(WARM_UP_PASSES)]
+    for fresh in (*warm_ups, config):
+        since = len(progress.by_query.get("monitor", []))
+        MonitorJob(spark, fresh).run_available_now()
+        _drain(progress, "monitor")  # the listener bus delivers progress later
+        jobs.append(progress.rate("monitor", SOURCE_READS, since))
+    return jobs

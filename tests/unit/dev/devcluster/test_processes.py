@@ -161,7 +161,7 @@ def test_a_record_waits_for_the_lock_another_holder_has(tmp_path: Path) -> None:
     proc = FakeProc(tmp_path / "proc")
     holder = planned_cluster(tmp_path, proc)
     base = holder.spec.dir.resolve()
-    with holder._state_lock():
+    with holder._state_file.lock():
         other = subprocess.Popen(
             [sys.executable, "-c", RECORD_FROM_ANOTHER_PROCESS, str(base)],
             stdout=subprocess.PIPE,
