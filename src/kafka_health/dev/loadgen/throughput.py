@@ -42,7 +42,8 @@ from kafka_health.kafka_clients import python_client_options
 from kafka_health.kafka_config import TopicsConfig
 from kafka_health.spark.config import SparkConfig
 
-REPO = Path(__file__).resolve().parents[3]
+REPO = Path(__file__).resolve().parents[4]
+"""The repository (src/kafka_health/dev/loadgen/ is four levels down): benchmarks/ is there."""
 
 
 @dataclass(frozen=True)
