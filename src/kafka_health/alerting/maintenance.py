@@ -165,9 +165,7 @@ class Maintenance:
             return None
         if alert.broker_id in self.crashed:
             return None  # the metadata has spoken: no shutdown line can be on its way
-        if rule.maintenance_lookback_only and not only_listed_values(
-            alert, rule.maintenance_lookback_only
-        ):
+        if not only_listed_values(alert, rule.maintenance_lookback_only):
             return None
         needed = alert.starts_at - lookback_s
         if self.logs_read_to >= needed:

@@ -136,18 +136,21 @@ class Scenario:
 
 # ------------------------------------------------------------------------- the table
 
+TWO_DOWN_PAGES = (
+    "BrokerNotAnswering",
+    "BrokerFailed",
+    "CanaryWriteFailure",
+    "UnderMinIsr",
+    "ClusterUnreachable",
+)
+"""What may page when brokers 2 and 3 are down (two-brokers-down, monitor-kill, monitor-kills)."""
+
 MONITOR_KILL = Scenario(
     "monitor-kill",
     "brokers 2 and 3 down; SIGKILL `kafka-health run` while it fires, start it again: "
     "no duplicate page, the resolution arrives",
     (2, 3),
-    (
-        "BrokerNotAnswering",
-        "BrokerFailed",
-        "CanaryWriteFailure",
-        "UnderMinIsr",
-        "ClusterUnreachable",
-    ),
+    TWO_DOWN_PAGES,
     monitor_kill,
     monitor_restore,
     allowed=SYMPTOMS + BLIND_ALERTS,
@@ -202,13 +205,7 @@ SCENARIOS: dict[str, Scenario] = {
             "SIGKILL brokers 2 and 3 (KRaft: the controller quorum is lost; ZooKeeper: "
             "acks=all writes fail with NotEnoughReplicas); start them after the page",
             (2, 3),
-            (
-                "BrokerNotAnswering",
-                "BrokerFailed",
-                "CanaryWriteFailure",
-                "UnderMinIsr",
-                "ClusterUnreachable",
-            ),
+            TWO_DOWN_PAGES,
             two_down,
             start_brokers(2, 3),
             allowed=SYMPTOMS + BLIND_ALERTS,
