@@ -48,6 +48,7 @@ from kafka_health.configuration.secrets import (
     REDACTED,
     Secret,
 )
+from kafka_health.consumer_groups.config import ConsumerGroupsConfig
 from kafka_health.detectors.config import (
     JobConfig,
 )
@@ -140,6 +141,7 @@ class MonitorConfig:
     topics: TopicsConfig = field(default_factory=TopicsConfig)
     canary: CanaryConfig = field(default_factory=CanaryConfig)
     cluster_state: ClusterStateConfig = field(default_factory=ClusterStateConfig)
+    consumer_groups: ConsumerGroupsConfig = field(default_factory=ConsumerGroupsConfig)
     reachability: ReachabilityConfig = field(default_factory=ReachabilityConfig)
     spark: SparkConfig = field(default_factory=SparkConfig)
     job: JobConfig = field(default_factory=JobConfig)
