@@ -13,7 +13,9 @@ from enum import StrEnum
 from typing import Any
 
 # Labels are bounded: broker ids, partitions of the canary / monitored topics, log kinds, error
-# classes from a fixed list, and quantiles. Never record ids, offsets or free text as labels.
+# classes from a fixed list, and quantiles; consumer group ids (at most consumer_groups.
+# max_groups), their verdicts (a fixed list) and, for groups not OK, topics and partitions
+# (at most consumer_groups.max_partition_series). Never offsets, client ids or free text.
 LabelSet = tuple[tuple[str, str], ...]
 
 
@@ -164,7 +166,37 @@ SIGNALS: dict[str, SignalSpec] = {
               "seconds since any broker of the transport cluster (a separate cluster for the "
               "monitor's own topics) last answered the job's ping, while none does (0 while one "
               "does); reason: answered, or the failure of the one that answered last"),
-        # 10. The job's own health.
+        # 10. Consumer groups (detectors/consumer_groups; group: bounded by consumer_groups.
+        # max_groups; topic and partition only for groups not OK, max_partition_series in all).
+        _spec("consumergroup_max_lag_seconds", Unit.SECONDS, "group",
+              "the group's largest time lag over its partitions: seconds since the next unread "
+              "record was written (kafka-lag-exporter's group_max_lag_seconds)"),
+        _spec("consumergroup_max_lag", Unit.GAUGE, "group",
+              "the group's largest lag in records over its partitions (log end - committed, "
+              "read every round)"),
+        _spec("consumergroup_sum_lag", Unit.GAUGE, "group",
+              "the group's lag in records summed over its partitions"),
+        _spec("consumergroup_members", Unit.GAUGE, "group", "the group's members"),
+        _spec("consumergroup_status", Unit.GAUGE, "group verdict",
+              "1 for the group's current verdict: ok, lagging, stalled, stopped, rewound, "
+              "rebalancing, behind_retention or unseen (details: the evidence, owners, "
+              "severity)"),
+        _spec("consumergroup_deleted_unread_records_total", Unit.GAUGE, "group",
+              "records deleted by retention before the group read them (its committed offset "
+              "below the log start), counted once per deleted range since the job started"),
+        _spec("consumergroup_lag_seconds", Unit.SECONDS, "group topic partition",
+              "a partition's time lag, for groups not OK only"),
+        _spec("consumergroup_lag", Unit.GAUGE, "group topic partition",
+              "a partition's lag in records, for groups not OK only"),
+        _spec("consumergroup_partition_series_dropped", Unit.GAUGE, "",
+              "per-partition consumer-group series left out by max_partition_series"),
+        _spec("consumer_groups_last_round_timestamp", Unit.TIMESTAMP, "",
+              "when the consumer-group poller's newest successful round was read"),
+        _spec("consumer_groups_round_failing", Unit.GAUGE, "",
+              "1 while the poller's newest round failed (the cluster could not be asked)"),
+        _spec("consumer_groups_dropped", Unit.GAUGE, "",
+              "watched groups of the newest round past consumer_groups.max_groups, not judged"),
+        # 11. The job's own health.
         _spec("job_last_batch_timestamp", Unit.TIMESTAMP, "query",
               "wall-clock time the query last completed a batch"),
         _spec("broker_logs_read_timestamp", Unit.TIMESTAMP, "",
@@ -181,7 +213,7 @@ SIGNALS: dict[str, SignalSpec] = {
         _spec("input_rejected_records", Unit.COUNT, "source reason",
               "records of the monitor's input topics rejected (not folded in, counted in "
               "kafka_health_rejected_records_total) in the last 5 minutes, by source and reason"),
-        # 11. Staleness: a source that stopped is reported here, and its values are left out.
+        # 12. Staleness: a source that stopped is reported here, and its values are left out.
         _spec("signal_age_seconds", Unit.SECONDS, "source",
               "time since the newest observation the job has of a source (canary: its "
               "results; cluster_state; canary_topic: the probes read back; reachability: "

@@ -79,6 +79,13 @@ class ConsumerGroupsConfig:
     churn_generations: int = 6
     churn_window_s: float = 600.0
     """More than ``churn_generations`` new generations within ``churn_window_s``: churning."""
+    stall_window_s: float = 300.0
+    """Records waiting on a partition, its committed offset unmoved this long while the group
+    has members: ``stalled``. Longer than the consumers' commit interval (Java's default is
+    5 s), so a consumer that commits rarely is not taken for a stalled one."""
+    forget_after_s: float = 900.0
+    """A group absent from the successful rounds this long (deleted, its offsets expired)
+    leaves the monitor and its series with it; until then it is ``unseen``, never healthy."""
 
     def check(self, path: str) -> list[ConfigProblem]:
         problems: list[ConfigProblem] = []
@@ -99,6 +106,12 @@ class ConsumerGroupsConfig:
             problems.append(ConfigProblem(f"{path}.churn_generations", "must be at least 1"))
         if self.churn_window_s <= 0:
             problems.append(ConfigProblem(f"{path}.churn_window_s", "must be positive"))
+        if self.stall_window_s < self.interval_s:
+            problems.append(ConfigProblem(f"{path}.stall_window_s", "must be at least interval_s"))
+        if self.forget_after_s < 2 * self.interval_s:
+            problems.append(
+                ConfigProblem(f"{path}.forget_after_s", "must be at least twice interval_s")
+            )
         return problems
 
     def watched(self, group: str) -> bool:

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-LAG_BASES = ("caught_up", "interpolated", "extrapolated", "unknown")
+LAG_BASES = ("caught_up", "interpolated", "extrapolated", "unknown", "timestamp")
 """How ``lag_s`` was found: nothing unread (0 s); between two samples of the log end offset;
 before the oldest sample (at least that old: a lower bound); or not at all (no committed
-offset, or the partition's offsets could not be read)."""
+offset, or the partition's offsets could not be read); or from the next unread record's own
+timestamp (written before the oldest sample, and its timestamp read)."""
 
 
 @dataclass(frozen=True)
@@ -92,9 +93,11 @@ class GroupObservation:
 @dataclass(frozen=True)
 class GroupsRound:
     """One poll of every watched group, at ``at_ms``: ``groups`` the observations; ``error``
-    set when the round itself failed (the cluster could not be asked: every group is unseen)."""
+    set when the round itself failed (the cluster could not be asked: every group is unseen);
+    ``over_cap`` the watched groups left out this round because ``max_groups`` were taken."""
 
     at_ms: int
     groups: tuple[GroupObservation, ...] = ()
     error: str | None = None
     duration_s: float = 0.0
+    over_cap: int = 0

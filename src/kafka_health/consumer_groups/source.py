@@ -1,0 +1,435 @@
+"""One round of consumer-group evidence from the admin API (kafka-python 3.0.12).
+
+A round, every request bounded by ``request_timeout_s`` and sent in parallel within a step,
+all on the admin client's own I/O thread (its connections, with the cluster's TLS and SASL):
+
+1. Metadata (no topics): the brokers.
+2. ListGroups on every broker (v5 on 4.x: each group's type ``classic``/``consumer``/``share``/
+   ``streams`` and state; v4: state). The broker that lists a group is its coordinator, so
+   no FindCoordinator is needed. A broker whose listing fails: the groups it listed last
+   round are kept, as observations with ``error`` (unseen, not gone).
+3. Watched (``ConsumerGroupsConfig.watched``) and at most ``max_groups`` of them (by id; the
+   rest counted in ``over_cap``), then, per coordinator and in chunks of ``BATCH_GROUPS``:
+   DescribeGroups for classic groups (no generation in its answer: ``generation`` None);
+   ConsumerGroupDescribe (API key 69, :mod:`.kip848`) for consumer-protocol groups, which
+   DescribeGroups does not describe on 4.1 (it answers ``Dead``/``GROUP_ID_NOT_FOUND``);
+   ``generation`` is the group epoch. Share and streams groups keep the listing's state (their
+   describe APIs are not spoken: ``members`` 0). OffsetFetch v8 (KIP-709, Kafka 3.0+) asks for
+   many groups in one request; before v8, one request a group.
+4. Metadata of the topics read (leaders), then ListOffsets earliest and latest per leader.
+
+A group whose describe or offsets fail is an observation with ``error``; a partition whose
+leader did not answer has no ``log_start``/``log_end``. Only a round where no broker could be
+listed fails as a whole (:meth:`AdminGroupsSource.poll` raises).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict, deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from kafka_health.clock import SYSTEM_CLOCK, Clock
+from kafka_health.consumer_groups.config import ConsumerGroupsConfig
+from kafka_health.consumer_groups.observation import GroupObservation, GroupsRound, PartitionOffsets
+from kafka_health.failures import classify
+from kafka_health.kafka_clients import Lazy, admin_options
+from kafka_health.kafka_config import KafkaConfig
+
+log = logging.getLogger(__name__)
+
+BATCH_GROUPS = 500
+"""Groups per DescribeGroups, ConsumerGroupDescribe and OffsetFetch request."""
+BATCH_PARTITIONS = 5000
+"""Partitions per ListOffsets request."""
+IN_FLIGHT = 3
+"""Requests of a round in flight to one broker at once (kafka-python allows five a connection,
+and its admin client sends its own metadata requests on the same connections)."""
+STATES = {
+    s.lower(): s
+    for s in (
+        "Stable", "PreparingRebalance", "CompletingRebalance", "Empty", "Dead", "Assigning",
+        "Reconciling", "NotReady", "Unknown",
+    )
+}  # fmt: skip
+OFFSETS_READ = ("classic", "consumer", "streams")
+"""Group types whose committed offsets OffsetFetch returns (share groups keep theirs apart)."""
+TP = tuple[str, int]
+
+
+class GroupsSource(Protocol):
+    """Where a round comes from (the admin API, or a fake in tests)."""
+
+    def poll(self, at_ms: int) -> GroupsRound:
+        """One round of every watched group (``lag_s`` not yet set); raises when the cluster
+        could not be asked at all."""
+        ...
+
+    def close(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class Listed:
+    """A group as ListGroups names it, and the broker that listed it (its coordinator)."""
+
+    group: str
+    coordinator: int
+    protocol_type: str = "consumer"
+    state: str = "Unknown"
+    group_type: str = "classic"
+
+
+@dataclass
+class Described:
+    """What a coordinator said of a group, or why it said nothing (``error``)."""
+
+    state: str = "Unknown"
+    members: int = 0
+    generation: int | None = None
+    protocol_type: str | None = None
+    assigned: set[TP] = field(default_factory=set)
+    committed: dict[TP, int] = field(default_factory=dict)
+    error: str | None = None
+
+    def fail(self, error: str) -> None:
+        self.error = self.error or error
+
+
+def why(exc: BaseException) -> str:
+    """A failure as ``ErrorClass: detail`` (at most 200 characters)."""
+    detail = str(exc).removeprefix(f"{type(exc).__name__}: ")  # kafka-python's errors add it
+    name = classify(exc)
+    return (f"{name}: {detail}" if detail and detail != name else name)[:200]
+
+
+def _code_error(code: int, what: str) -> str | None:
+    from kafka.errors import for_code
+
+    return None if not code else f"{classify(for_code(code)())} ({what})"
+
+
+def _state(text: str | None) -> str:
+    return STATES.get((text or "").lower(), "Unknown") if text else "Unknown"
+
+
+def _chunks(items: Sequence[str], size: int = BATCH_GROUPS) -> Iterator[list[str]]:
+    for start in range(0, len(items), size):
+        yield list(items[start : start + size])
+
+
+async def _exchange(send: Callable[..., Any], requests: list[tuple[int, Any]]) -> list[Any]:
+    """Each ``(node, request)``'s answer, or its exception, in order. At most ``IN_FLIGHT``
+    a node at once (kafka-python fails a send past its connection's five in flight, it does
+    not queue it); the nodes' requests travel together."""
+    out: list[Any] = [None] * len(requests)
+    waiting: dict[int, deque[int]] = defaultdict(deque)
+    for i, (node, _) in enumerate(requests):
+        waiting[node].append(i)
+    flying: deque[tuple[int, int, Any]] = deque()
+
+    def start(node: int) -> None:
+        i = waiting[node].popleft()
+        flying.append((i, node, send(requests[i][1], node_id=node)))
+
+    for node, queue in waiting.items():
+        for _ in range(min(IN_FLIGHT, len(queue))):
+            start(node)
+    while flying:
+        i, node, future = flying.popleft()
+        try:
+            out[i] = await future
+        except Exception as exc:
+            out[i] = exc
+        if waiting[node]:
+            start(node)
+    return out
+
+
+class AdminGroupsSource:
+    """:class:`GroupsSource` over a kafka-python admin client of its own (made on first use,
+    made again after a round failed)."""
+
+    def __init__(
+        self,
+        kafka: KafkaConfig,
+        settings: ConsumerGroupsConfig,
+        client_id: str = "kafka-health-consumer-groups",
+        clock: Clock = SYSTEM_CLOCK,
+        make_admin: Callable[[], Any] | None = None,
+    ) -> None:
+        """``make_admin``: the admin client's factory (default: kafka-python's, on ``kafka``
+        with each request bounded by ``settings.request_timeout_s``)."""
+        self.settings = settings
+        self._last_listed: dict[str, Listed] = {}
+
+        def make() -> Any:
+            from kafka import KafkaAdminClient
+
+            return KafkaAdminClient(**admin_options(kafka, client_id, settings.request_timeout_s))
+
+        self._admin: Lazy[Any] = Lazy(
+            "consumer-groups admin", make_admin or make, clock, settings.interval_s
+        )
+
+    def poll(self, at_ms: int) -> GroupsRound:
+        admin = self._admin()
+        if admin is None:
+            raise ConnectionError("no admin client for the consumer groups yet")
+        try:
+            round_: GroupsRound = admin._manager.run(_Round(admin, self.settings).run, at_ms, self)
+            return round_
+        except Exception:
+            self._admin.close(1.0)
+            raise
+
+    def close(self) -> None:
+        self._admin.close(5.0)
+
+
+class _Round:
+    """One round's requests on the admin client's I/O thread."""
+
+    def __init__(self, admin: Any, settings: ConsumerGroupsConfig) -> None:
+        self.admin = admin
+        self.settings = settings
+        self.send = admin._manager.send
+
+    async def run(self, at_ms: int, source: AdminGroupsSource) -> GroupsRound:
+        meta = await self.admin._get_cluster_metadata([])
+        brokers = sorted(int(b["node_id"]) for b in meta["brokers"])
+        listed, unlisted = await self.list_groups(brokers)
+        if not listed and len(unlisted) == len(brokers):
+            raise ConnectionError(f"no broker listed its groups: {next(iter(unlisted.values()))}")
+        for group, old in source._last_listed.items():  # its coordinator did not answer
+            if old.coordinator in unlisted and group not in listed:
+                listed[group] = old
+        source._last_listed = dict(listed)  # kept while their coordinator does not answer
+        watched = sorted(g for g in listed if self.settings.watched(g))
+        over_cap = max(0, len(watched) - self.settings.max_groups)
+        chosen = [listed[g] for g in watched[: self.settings.max_groups]]
+        described = {x.group: Described(state=x.state) for x in chosen}
+        for x in chosen:
+            if x.coordinator in unlisted:
+                described[x.group].fail(f"ListGroups failed: {unlisted[x.coordinator]}")
+        await self.describe([x for x in chosen if x.coordinator not in unlisted], described)
+        read: set[TP] = set()
+        for d in described.values():
+            read |= d.assigned | set(d.committed)
+        leaders, starts, ends = await self.log_offsets(read)
+        groups = tuple(
+            _observation(x, described[x.group], leaders, starts, ends, at_ms) for x in chosen
+        )
+        return GroupsRound(at_ms=at_ms, groups=groups, over_cap=over_cap)
+
+    async def list_groups(self, brokers: list[int]) -> tuple[dict[str, Listed], dict[int, str]]:
+        """Every broker's groups; the brokers whose listing failed, with why."""
+        from kafka.protocol.admin import ListGroupsRequest
+
+        answers = await _exchange(
+            self.send, [(b, ListGroupsRequest(min_version=0)) for b in brokers]
+        )
+        listed: dict[str, Listed] = {}
+        unlisted: dict[int, str] = {}
+        for broker, answer in zip(brokers, answers, strict=True):
+            error = (
+                why(answer)
+                if isinstance(answer, Exception)
+                else _code_error(answer.error_code, "ListGroups")
+            )
+            if error is not None:
+                unlisted[broker] = error
+                continue
+            for g in answer.groups:
+                listed[g.group_id] = Listed(
+                    group=g.group_id,
+                    coordinator=broker,
+                    protocol_type=g.protocol_type or "",
+                    state=_state(getattr(g, "group_state", None)),
+                    group_type=(getattr(g, "group_type", None) or "classic").lower(),
+                )
+        return listed, unlisted
+
+    async def describe(self, groups: list[Listed], out: dict[str, Described]) -> None:
+        """Describe and committed offsets of ``groups``, per coordinator, all in parallel."""
+        from kafka.protocol.admin import DescribeGroupsRequest
+        from kafka.protocol.consumer import OffsetFetchRequest
+
+        from kafka_health.consumer_groups.kip848 import ConsumerGroupDescribeRequest
+
+        by_kind: dict[tuple[int, str], list[str]] = defaultdict(list)
+        fetched: dict[int, list[str]] = defaultdict(list)
+        for x in groups:
+            by_kind[(x.coordinator, x.group_type)].append(x.group)
+            if x.group_type in OFFSETS_READ:
+                fetched[x.coordinator].append(x.group)
+        requests: list[tuple[str, list[str], int, Any]] = []
+        for (node, kind), ids in by_kind.items():
+            for chunk in _chunks(ids):
+                if kind == "classic":
+                    req = DescribeGroupsRequest(groups=chunk, include_authorized_operations=False)
+                elif kind == "consumer":
+                    req = ConsumerGroupDescribeRequest(
+                        group_ids=chunk, include_authorized_operations=False
+                    )
+                else:
+                    continue
+                requests.append((kind, chunk, node, req))
+        batched = self.admin._manager.broker_version_data.api_version(OffsetFetchRequest) >= 8
+        _Group = OffsetFetchRequest.OffsetFetchRequestGroup
+        for node, ids in fetched.items():
+            for chunk in _chunks(ids) if batched else ([g] for g in ids):
+                if batched:
+                    groups_ = [_Group(group_id=g, topics=None) for g in chunk]
+                    req = OffsetFetchRequest(groups=groups_, min_version=8, max_version=8)
+                else:
+                    req = OffsetFetchRequest(
+                        group_id=chunk[0], topics=None, min_version=2, max_version=7
+                    )
+                requests.append(("offsets", chunk, node, req))
+        answers = await _exchange(self.send, [(r[2], r[3]) for r in requests])
+        for (kind, chunk, _, _), answer in zip(requests, answers, strict=True):
+            if isinstance(answer, Exception):
+                for g in chunk:
+                    out[g].fail(f"{why(answer)} ({kind})")
+            elif kind == "offsets":
+                _read_offsets(answer, chunk, out)
+            else:
+                _read_description(kind, answer, out)
+
+    async def log_offsets(
+        self, read: set[TP]
+    ) -> tuple[dict[TP, int | None], dict[TP, int], dict[TP, int]]:
+        """Leaders, log start and log end offsets of ``read``, ListOffsets per leader."""
+        from kafka import TopicPartition
+        from kafka.protocol.consumer import OffsetSpec
+
+        leaders: dict[TP, int | None] = {}
+        if not read:
+            return leaders, {}, {}
+        meta = await self.admin._get_cluster_metadata(sorted({t for t, _ in read}))
+        for topic in meta["topics"]:
+            for p in topic.get("partitions") or ():
+                key = (topic["name"], int(p["partition_index"]))
+                if key in read:
+                    node = int(p["leader_id"])
+                    leaders[key] = node if node >= 0 and not p.get("error_code") else None
+        by_leader: dict[int, list[TP]] = defaultdict(list)
+        for key, known in leaders.items():
+            if known is not None:
+                by_leader[known].append(key)
+        requests: list[tuple[OffsetSpec, int, Any]] = []
+        for leader, keys in by_leader.items():
+            for start in range(0, len(keys), BATCH_PARTITIONS):
+                for spec in (OffsetSpec.EARLIEST, OffsetSpec.LATEST):
+                    chunk = keys[start : start + BATCH_PARTITIONS]
+                    specs = {TopicPartition(t, p): spec for t, p in chunk}
+                    req = self.admin._list_partition_offsets_request(specs, 0)
+                    requests.append((spec, leader, req))
+        answers = await _exchange(self.send, [(node, req) for _, node, req in requests])
+        starts: dict[TP, int] = {}
+        ends: dict[TP, int] = {}
+        for (spec, _, _), answer in zip(requests, answers, strict=True):
+            if isinstance(answer, Exception):
+                log.debug("ListOffsets failed: %s", why(answer))
+                continue
+            into = starts if spec == OffsetSpec.EARLIEST else ends
+            for topic in answer.topics:
+                for p in topic.partitions:
+                    if not p.error_code and p.offset >= 0:
+                        into[(topic.name, p.partition_index)] = p.offset
+        return leaders, starts, ends
+
+
+def _read_description(kind: str, answer: Any, out: dict[str, Described]) -> None:
+    """A DescribeGroups or ConsumerGroupDescribe answer into ``out``."""
+    for g in answer.groups:
+        d = out.get(g.group_id)
+        if d is None:
+            continue
+        error = _code_error(g.error_code, kind)
+        if error is not None:
+            d.fail(error)
+            continue
+        d.state = _state(g.group_state)
+        d.members = len(g.members)
+        if kind == "consumer":
+            d.generation = int(g.group_epoch)
+            d.protocol_type = "consumer"
+            for m in g.members:
+                for tp in m.assignment.topic_partitions:
+                    d.assigned.update((tp.topic_name, int(p)) for p in tp.partitions)
+        else:
+            d.protocol_type = g.protocol_type
+            if g.protocol_type == "consumer":
+                d.assigned.update(_classic_assignment(g.members))
+
+
+def _classic_assignment(members: Iterable[Any]) -> Iterator[TP]:
+    from kafka.protocol.consumer.metadata import ConsumerProtocolAssignment
+
+    for m in members:
+        if m.member_assignment:
+            try:
+                decoded = ConsumerProtocolAssignment.decode(m.member_assignment)
+            except Exception:
+                continue  # not the consumer protocol's layout: no partitions to read
+            yield from ((tp.topic, tp.partition) for tp in decoded.partitions())
+
+
+def _read_offsets(answer: Any, chunk: list[str], out: dict[str, Described]) -> None:
+    """An OffsetFetch answer (v8: many groups; before: the one group of ``chunk``)."""
+    if answer.API_VERSION >= 8:
+        pairs = [(g.group_id, g) for g in answer.groups]
+    else:
+        pairs = [(chunk[0], answer)]
+    for group, g in pairs:
+        d = out.get(group)
+        if d is None:
+            continue
+        error = _code_error(getattr(g, "error_code", 0), "OffsetFetch")
+        if error is not None:
+            d.fail(error)
+            continue
+        for topic in g.topics:
+            for p in topic.partitions:
+                if p.error_code:
+                    d.fail(_code_error(p.error_code, "OffsetFetch") or "")
+                elif p.committed_offset >= 0:
+                    d.committed[(topic.name, p.partition_index)] = p.committed_offset
+
+
+def _observation(
+    x: Listed,
+    d: Described,
+    leaders: dict[TP, int | None],
+    starts: dict[TP, int],
+    ends: dict[TP, int],
+    at_ms: int,
+) -> GroupObservation:
+    """The observation of one group from what the round gathered."""
+    keys = sorted(d.assigned | set(d.committed))
+    partitions = tuple(
+        PartitionOffsets(
+            topic=t,
+            partition=p,
+            committed=d.committed.get((t, p)),
+            log_start=starts.get((t, p)),
+            log_end=ends.get((t, p)),
+            leader=leaders.get((t, p)),
+        )
+        for t, p in keys
+    )
+    return GroupObservation(
+        group=x.group,
+        at_ms=at_ms,
+        state=d.state,
+        members=d.members,
+        protocol=x.group_type,
+        protocol_type=d.protocol_type if d.protocol_type is not None else x.protocol_type,
+        generation=d.generation,
+        coordinator=x.coordinator,
+        partitions=partitions,
+        error=d.error,
+    )

@@ -1,0 +1,345 @@
+"""Consumer-group verdicts: the pure rules over a group's recent observations.
+
+The sliding window is kept as a summary, O(1) per partition (:class:`PartitionTrack`): since
+when records have waited with the committed offset unmoved and how far behind it was then;
+the last unrecovered rewind; how far the deleted-unread records were counted. Per group
+(:class:`GroupTrack`): the newest observation, since when it has not been Stable, its
+generation changes within ``churn_window_s``, and the last :data:`WINDOW_ROUNDS` rounds' totals.
+
+One verdict per group, the first of :data:`PRECEDENCE` that holds:
+
+- ``unseen``: the group's last two rounds failed, or it was missing from them, or the poller
+  has been blind for three intervals: unknown, never healthy (``holds`` and ``last_known``
+  say what the last evidence showed);
+- ``behind_retention``: a committed offset below its partition's log start: records deleted
+  unread, data lost (counted once per deleted range in ``deleted_unread_total``);
+- ``stopped``: no members, and records waiting on a partition over two rounds or more while
+  its lag (offsets, or seconds) grows;
+- ``stalled``: members present, records waiting on a partition with its committed offset
+  unmoved for ``stall_window_s`` while its lag (offsets, or seconds) grows;
+- ``rewound``: a committed offset went backwards and has not come back to where it was
+  (Burrow's rule), within ``stall_window_s`` of the rewind;
+- ``rebalancing``: not Stable for longer than ``rebalance_max_s``, or more than
+  ``churn_generations`` new generations within ``churn_window_s``;
+- ``lagging``: the largest time lag above the group's ``lag_objective_s``;
+- ``ok``.
+
+Data loss outranks everything known; a group nobody consumes for outranks one whose
+consumers are stuck; both outrank a rewind, a rebalance (their cause is often one) and lag.
+Lag is computed every round against the log end offsets read in that round, so a stopped
+group's lag keeps growing (Burrow computed it at commits only: zero for a stopped group).
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import deque
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from kafka_health.consumer_groups.config import ConsumerGroupsConfig, GroupObjective
+from kafka_health.consumer_groups.observation import GroupObservation, PartitionOffsets
+
+PRECEDENCE = (
+    "unseen", "behind_retention", "stopped", "stalled", "rewound", "rebalancing", "lagging", "ok",
+)  # fmt: skip
+VERDICTS = frozenset(PRECEDENCE)
+REBALANCING_STATES = frozenset(
+    {"PreparingRebalance", "CompletingRebalance", "Assigning", "Reconciling"}
+)
+WINDOW_ROUNDS = 10
+"""Rounds of group totals kept (the evidence's trend); Burrow's default window is 10 commits."""
+MAX_WORST = 10
+"""Partitions named in a verdict's details (the worst by time lag, then offsets)."""
+MAX_LEADERS = 50
+MAX_GENERATION_CHANGES = 1000
+UNSEEN_MISSES = 2
+"""Consecutive rounds without the group (failed, or missing) after which it is unseen."""
+
+
+@dataclass(frozen=True)
+class Rewind:
+    """A committed offset that went back from ``high`` to ``to`` at ``at_ms``."""
+
+    high: int
+    to: int
+    at_ms: int
+
+
+@dataclass
+class PartitionTrack:
+    """One partition of a group: its newest offsets and the window's summary."""
+
+    offsets: PartitionOffsets
+    waiting_since_ms: int | None = None
+    """Since when records have waited (lag > 0) with the committed offset unmoved."""
+    waiting_lag: int = 0
+    waiting_lag_s: float | None = None
+    rewind: Rewind | None = None
+    counted_upto: int | None = None
+    """The log start offset up to which deleted-unread records have been counted."""
+    seen_ms: int = 0
+
+    def update(self, p: PartitionOffsets, at_ms: int, hold_ms: int) -> int:
+        """Take this round's offsets; return the records newly found deleted unread."""
+        prev, now = self.offsets.committed, p.committed
+        self._rewind(prev, now, at_ms, hold_ms)
+        p = self._carried(p, at_ms)
+        lag = p.lag
+        if now is None or lag == 0 or (lag is None and now != prev):
+            self.waiting_since_ms = None
+        elif lag is not None and (now != prev or self.waiting_since_ms is None):
+            self.waiting_since_ms, self.waiting_lag, self.waiting_lag_s = at_ms, lag, p.lag_s
+        self.offsets, self.seen_ms = p, at_ms
+        return self._deleted(p)
+
+    def _carried(self, p: PartitionOffsets, at_ms: int) -> PartitionOffsets:
+        """Offsets unread this round (the leader did not answer) with the committed offset
+        unmoved: the last ones read stand, the time lag grown by the time since (a lower
+        bound, ``extrapolated``), so a hung leader does not hide the stall it causes."""
+        old = self.offsets
+        if p.log_end is not None or old.log_end is None or p.committed != old.committed:
+            return p
+        lag_s = None if old.lag_s is None else old.lag_s + (at_ms - self.seen_ms) / 1000
+        return replace(p, log_start=old.log_start, log_end=old.log_end, lag_s=lag_s,
+                       lag_basis="extrapolated", leader=p.leader if p.leader is not None
+                       else old.leader)  # fmt: skip
+
+    def _rewind(self, prev: int | None, now: int | None, at_ms: int, hold_ms: int) -> None:
+        if prev is not None and now is not None and now < prev:
+            high = prev if self.rewind is None else max(prev, self.rewind.high)
+            self.rewind = Rewind(high, now, at_ms)
+        elif self.rewind is not None:
+            recovered = now is not None and now >= self.rewind.high
+            if recovered or at_ms - self.rewind.at_ms > hold_ms:
+                self.rewind = None
+
+    def _deleted(self, p: PartitionOffsets) -> int:
+        if p.committed is None or p.log_start is None or p.committed >= p.log_start:
+            return 0
+        base = p.committed if self.counted_upto is None else max(p.committed, self.counted_upto)
+        self.counted_upto = max(p.log_start, self.counted_upto or p.log_start)
+        return max(0, p.log_start - base)
+
+    def growing(self) -> bool:
+        """Records waiting, and the lag grew since they began to (offsets, or seconds)."""
+        lag, lag_s = self.offsets.lag, self.offsets.lag_s
+        if self.waiting_since_ms is None or lag is None:
+            return False
+        if lag > self.waiting_lag:
+            return True
+        return lag_s is not None and self.waiting_lag_s is not None and lag_s > self.waiting_lag_s
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A group's verdict, the evidence behind it, and every other verdict that holds."""
+
+    verdict: str
+    details: dict[str, Any]
+    holds: tuple[str, ...] = ()
+
+
+@dataclass
+class GroupTrack:
+    """One group: its objective, newest observation and the window's summary."""
+
+    group: str
+    objective: GroupObjective
+    latest: GroupObservation | None = None
+    last_ok_ms: int = 0
+    absent_since_ms: int | None = None
+    """The first successful round the group was missing from (None: listed since)."""
+    misses: int = 0
+    error: str | None = None
+    partitions: dict[tuple[str, int], PartitionTrack] = field(default_factory=dict)
+    deleted_unread_total: int = 0
+    unstable_since_ms: int | None = None
+    generation_changes: deque[int] = field(default_factory=deque)
+    history: deque[tuple[int, int, int, float | None, int]] = field(
+        default_factory=lambda: deque(maxlen=WINDOW_ROUNDS)
+    )
+
+    def observe(self, obs: GroupObservation, cfg: ConsumerGroupsConfig) -> None:
+        """Fold one successful observation of the group."""
+        hold_ms = round(cfg.stall_window_s * 1000)
+        tracks: dict[tuple[str, int], PartitionTrack] = {}
+        for p in obs.partitions:
+            key = (p.topic, p.partition)
+            track = self.partitions.get(key)
+            if track is None:
+                track = PartitionTrack(p)
+            self.deleted_unread_total += track.update(p, obs.at_ms, hold_ms)
+            tracks[key] = track
+        self.partitions = tracks
+        self._membership(obs, cfg)
+        self.latest, self.last_ok_ms, self.absent_since_ms = obs, obs.at_ms, None
+        self.misses, self.error = 0, None
+        lags = [p.lag for p in obs.partitions if p.lag is not None]
+        self.history.append(
+            (obs.at_ms, max(lags, default=0), sum(lags), obs.max_lag_s, obs.members)
+        )
+
+    def _membership(self, obs: GroupObservation, cfg: ConsumerGroupsConfig) -> None:
+        if obs.state in REBALANCING_STATES:
+            if self.unstable_since_ms is None:
+                self.unstable_since_ms = obs.at_ms
+        else:
+            self.unstable_since_ms = None
+        before = self.latest.generation if self.latest is not None else None
+        if obs.generation is not None and before is not None and obs.generation != before:
+            self.generation_changes.append(obs.at_ms)
+        horizon = obs.at_ms - round(cfg.churn_window_s * 1000)
+        while self.generation_changes and (
+            self.generation_changes[0] < horizon
+            or len(self.generation_changes) > MAX_GENERATION_CHANGES
+        ):
+            self.generation_changes.popleft()
+
+    def missed(self, at_ms: int, error: str | None) -> None:
+        """A round without a usable observation of the group: ``error`` when the round or the
+        group's description failed (it says nothing of its absence), None when the successful
+        round did not list it."""
+        self.misses += 1
+        self.error = error or "missing from the round"
+        if error is None and self.absent_since_ms is None:
+            self.absent_since_ms = at_ms
+
+
+def judge(track: GroupTrack, cfg: ConsumerGroupsConfig, blind: bool = False) -> Verdict:
+    """The group's verdict from its evidence (``blind``: the poller's rounds stopped)."""
+    obs = track.latest
+    if obs is None:
+        return Verdict("unseen", {**_owner(track), "error": track.error, "last_known": None},
+                       ("unseen",))  # fmt: skip
+    found = _conditions(track, obs, cfg)
+    holds = [v for v in PRECEDENCE if v in found] or ["ok"]
+    details: dict[str, Any] = {**_evidence(track, obs), **found.get(holds[0], {})}
+    if blind or track.misses >= UNSEEN_MISSES:
+        details.update(last_known=holds[0], error=track.error, misses=track.misses)
+        return Verdict("unseen", details, ("unseen", *holds))
+    return Verdict(holds[0], details, tuple(holds))
+
+
+def _conditions(
+    track: GroupTrack, obs: GroupObservation, cfg: ConsumerGroupsConfig
+) -> dict[str, dict[str, Any]]:
+    """Every verdict that holds, with its own evidence."""
+    found: dict[str, dict[str, Any]] = {}
+    parts = list(track.partitions.values())
+    behind = [t for t in parts if t.offsets.deleted_unread > 0]
+    if behind:
+        found["behind_retention"] = {
+            "deleted_unread_now": sum(t.offsets.deleted_unread for t in behind),
+            "partitions_behind_retention": _named(behind),
+        }
+    waiting = [t for t in parts if t.growing()]
+    if obs.members == 0:
+        stopped = [t for t in waiting if _since(t, obs.at_ms) < obs.at_ms]
+        if stopped:
+            found["stopped"] = _waited(stopped, obs.at_ms)
+    else:
+        window_ms = round(cfg.stall_window_s * 1000)
+        stalled = [t for t in waiting if obs.at_ms - _since(t, obs.at_ms) >= window_ms]
+        if stalled:
+            found["stalled"] = _waited(stalled, obs.at_ms)
+    rewound = [t for t in parts if t.rewind is not None]
+    if rewound:
+        found["rewound"] = {
+            "rewinds": [
+                {"topic": t.offsets.topic, "partition": t.offsets.partition,
+                 "from": t.rewind.high, "to": t.rewind.to, "at": t.rewind.at_ms / 1000}
+                for t in rewound[:MAX_WORST] if t.rewind is not None
+            ],
+            "partitions_rewound": len(rewound),
+        }  # fmt: skip
+    rebalancing = _rebalancing(track, obs, cfg)
+    if rebalancing:
+        found["rebalancing"] = rebalancing
+    max_lag_s = obs.max_lag_s
+    if max_lag_s is not None and max_lag_s > track.objective.lag_objective_s:
+        found["lagging"] = {"over_objective_s": max_lag_s - track.objective.lag_objective_s}
+    return found
+
+
+def _rebalancing(
+    track: GroupTrack, obs: GroupObservation, cfg: ConsumerGroupsConfig
+) -> dict[str, Any] | None:
+    unstable_s = 0.0
+    if track.unstable_since_ms is not None:
+        unstable_s = (obs.at_ms - track.unstable_since_ms) / 1000
+    churn = len(track.generation_changes)
+    if unstable_s > cfg.rebalance_max_s or churn > cfg.churn_generations:
+        return {
+            "rebalancing_for_s": unstable_s,
+            "generations_in_window": churn,
+            "churn_window_s": cfg.churn_window_s,
+        }
+    return None
+
+
+def _waited(tracks: list[PartitionTrack], at_ms: int) -> dict[str, Any]:
+    since = min(_since(t, at_ms) for t in tracks)
+    return {
+        "no_progress_for_s": (at_ms - since) / 1000,
+        "partitions_waiting": len(tracks),
+        "waiting_partitions": _named(tracks),
+    }
+
+
+def _since(track: PartitionTrack, at_ms: int) -> int:
+    return at_ms if track.waiting_since_ms is None else track.waiting_since_ms
+
+
+def _named(tracks: list[PartitionTrack]) -> list[dict[str, Any]]:
+    return [_partition(t.offsets) for t in _worst(tracks)]
+
+
+def _worst(tracks: list[PartitionTrack]) -> list[PartitionTrack]:
+    def key(t: PartitionTrack) -> tuple[float, int, str, int]:
+        p = t.offsets
+        return (-(p.lag_s or 0.0), -(p.lag or 0), p.topic, p.partition)
+
+    return heapq.nsmallest(MAX_WORST, tracks, key=key)
+
+
+def _partition(p: PartitionOffsets) -> dict[str, Any]:
+    return {
+        "topic": p.topic, "partition": p.partition, "lag": p.lag, "lag_s": p.lag_s,
+        "lag_basis": p.lag_basis, "committed": p.committed, "log_start": p.log_start,
+        "log_end": p.log_end, "leader": p.leader,
+    }  # fmt: skip
+
+
+def _owner(track: GroupTrack) -> dict[str, Any]:
+    o = track.objective
+    return {"objective_s": o.lag_objective_s, "severity": o.severity, "labels": dict(o.labels)}
+
+
+def _evidence(track: GroupTrack, obs: GroupObservation) -> dict[str, Any]:
+    """What every verdict shows: lag, objective and owners, state, the worst partitions."""
+    parts = list(track.partitions.values())
+    lags = [t.offsets.lag for t in parts if t.offsets.lag is not None]
+    lagging = [t for t in parts if t.offsets.lag]
+    leaders = sorted({t.offsets.leader for t in lagging if t.offsets.leader is not None})
+    return {
+        **_owner(track),
+        "max_lag": max(lags, default=0),
+        "sum_lag": sum(lags),
+        "max_lag_s": obs.max_lag_s,
+        "members": obs.members,
+        "state": obs.state,
+        "protocol": obs.protocol,
+        "generation": obs.generation,
+        "coordinator": obs.coordinator,
+        "observed_at": obs.at_ms / 1000,
+        "partitions": len(parts),
+        "worst_partitions": _named(lagging),
+        "lagging_leaders": leaders[:MAX_LEADERS],
+        "deleted_unread_total": track.deleted_unread_total,
+        "recent_rounds": [
+            {"at": at / 1000, "max_lag": top, "sum_lag": total, "max_lag_s": top_s,
+             "members": members}
+            for at, top, total, top_s, members in track.history
+        ],
+    }  # fmt: skip
