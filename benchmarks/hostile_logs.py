@@ -17,19 +17,10 @@ The same seed gives the same bytes, so a failure is reproducible:
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
-from kafka_health.parsing.hostile import lines_of, write_hostile_file
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the test table: tests/
-
-
-def case_lines() -> list[bytes]:
-    """The real lines the hostile ones are made of: those of the parser's test table."""
-    from tests.parsing_cases import ALL_CASES
-
-    return lines_of(c.text for c in ALL_CASES)
+from kafka_health.dev.parsing_cases import case_lines
+from kafka_health.parsing.hostile import write_hostile_file
 
 
 def main() -> None:

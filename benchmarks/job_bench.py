@@ -27,11 +27,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.log_lines import envelope as log_envelope
 from benchmarks.parse_bench import corpus
 from kafka_health.canary.records import Probe, ProbeOutcome
 from kafka_health.config import JobConfig, MonitorConfig, SparkConfig, TopicsConfig
 from kafka_health.dev.devcluster import ClusterSpec, LocalCluster
+from kafka_health.dev.log_lines import envelope as log_envelope
 from kafka_health.kafka_clients import python_client_options
 
 PARTITIONS = 3

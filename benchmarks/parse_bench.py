@@ -15,15 +15,13 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 from kafka_health.config import SparkConfig
+from kafka_health.dev.parsing_cases import ALL_CASES
 from kafka_health.parsing.reference import classify
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the test table: tests/
 
 NOISE = [
     "[2019-05-15 22:03:49,511] INFO Rolled new log segment for 'orders-{n}' in 1 ms. "
@@ -42,8 +40,6 @@ NOISE = [
 
 def corpus(lines: int, seed: int = 1) -> list[str]:
     """``lines`` single-line log entries, about one in ten an event."""
-    from tests.parsing_cases import ALL_CASES
-
     rng = random.Random(seed)
     events = [c.text for c in ALL_CASES if "\n" not in c.text and c.expect != "unrecognised"]
     out = []

@@ -25,7 +25,7 @@ from kafka_health.alerting.exporter import Exporter
 from kafka_health.config import ExporterConfig, Secret, parse_config
 from kafka_health.errors import ConfigError
 from kafka_health.metrics_endpoint import MetricsEndpointsConfig, serve_metrics
-from tests.system_tools import signed_certificates, tool
+from tests.support.system_tools import signed_certificates, tool
 
 PASSWORD = "scrape-secret-7f3a"
 

@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from kafka_health.alerting.rule_config import load_rules
-from tests.system_tools import run, tool
+from tests.support.system_tools import run, tool
 
 REPO = Path(__file__).resolve().parents[1]
 ALERTS = REPO / "alerts"

@@ -20,14 +20,14 @@ from typing import Any
 import pytest
 import yaml
 from prometheus_client import CollectorRegistry
-from tests.waiting import wait_for
-from tests.webhook_receiver import ReceiverState, webhook_receiver
+from tests.support.waiting import wait_for
 
 from kafka_health.alerting.notification import Notification
 from kafka_health.alerting.rule_config import load_rules
 from kafka_health.alerting.service import AlertService
 from kafka_health.alerting.webhook import HttpTransport
 from kafka_health.config import AlertingConfig, ExporterConfig, ReceiverConfig, Secret
+from kafka_health.dev.webhook_receiver import ReceiverState, webhook_receiver
 from kafka_health.model import Signal, labels
 
 REPO = Path(__file__).resolve().parents[2]

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tests.unit.alerting.alerting_harness import Harness, ReceiverTransport, sig, stop_receivers
+from tests.support.alerting_harness import Harness, ReceiverTransport, sig, stop_receivers
 
 pytestmark = pytest.mark.integration
 

@@ -22,7 +22,8 @@ from typing import Any
 
 import pytest
 import yaml
-from tests.webhook_receiver import ReceiverState, webhook_receiver
+
+from kafka_health.dev.webhook_receiver import ReceiverState, webhook_receiver
 
 pytestmark = pytest.mark.integration
 

@@ -22,13 +22,13 @@ from typing import Any
 
 import yaml
 from prometheus_client import CollectorRegistry
-from tests.system_tools import tool
-from tests.unit.alerting.alerting_harness import DISK_FULL
-from tests.waiting import wait_for
-from tests.webhook_receiver import ReceiverState, webhook_receiver
+from tests.support.alerting_harness import DISK_FULL
+from tests.support.system_tools import tool
+from tests.support.waiting import wait_for
 
 from kafka_health.alerting.service import AlertService
 from kafka_health.config import AlertingConfig, ExporterConfig, ReceiverConfig
+from kafka_health.dev.webhook_receiver import ReceiverState, webhook_receiver
 from kafka_health.model import Signal, labels
 
 ALERTMANAGER = shutil.which("prometheus-alertmanager") or shutil.which("alertmanager")

@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from tests.waiting import wait_for
+from tests.support.waiting import wait_for
 
 pytestmark = pytest.mark.integration
 SOAK_PREFIX = "kafka-health-soak-"

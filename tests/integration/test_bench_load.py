@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from kafka import KafkaConsumer, TopicPartition
-from tests.spark.job_support import create_topics, job_config
+from tests.support.job_support import create_topics, job_config
 
 from kafka_health.dev.loadgen.producer import LoadPlan, run_load
 from kafka_health.dev.loadgen.traffic import ClusterShape, Traffic

@@ -13,8 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from tests.system_tools import self_signed_ca
-from tests.waiting import wait_for
+from tests.support.system_tools import self_signed_ca
+from tests.support.waiting import wait_for
 
 from kafka_health.alerting.engine import Alert, AlertState, Engine
 from kafka_health.alerting.rule_config import load_rules

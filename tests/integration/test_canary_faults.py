@@ -29,7 +29,7 @@ from tests.integration.canary_support import (
     scrape,
     snapshot_view,
 )
-from tests.waiting import wait_for
+from tests.support.waiting import wait_for
 
 from kafka_health.cluster_state.prober import AdminSnapshotSource, ClusterStateProber
 from kafka_health.config import JobConfig, MonitorConfig, from_mapping
@@ -97,7 +97,7 @@ def rig(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rig]:
                 "metrics_port": 0,
                 # These tests count one acks=all probe per partition and round; the acks=1
                 # probes (on by default) are covered by test_canary_transport and the CLI
-                # test below, and their use by tests/unit/job/test_detector_write_path.py.
+                # test below, and their use by tests/unit/detectors/test_detector_write_path.py.
                 "acks1_probe": False,
             },
             "cluster_state": {"interval_s": 2},

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from kafka import KafkaAdminClient
 from tests.integration.canary_support import TopicReader, complete_snapshots, leaders
-from tests.waiting import wait_for
+from tests.support.waiting import wait_for
 
 from kafka_health.config import MonitorConfig, from_mapping
 from kafka_health.dev.devcluster import LocalCluster

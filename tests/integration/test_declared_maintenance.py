@@ -19,8 +19,9 @@ from pathlib import Path
 
 import yaml
 from prometheus_client.parser import text_string_to_metric_families
-from tests.waiting import wait_for
-from tests.webhook_receiver import ReceiverState, webhook_receiver
+from tests.support.waiting import wait_for
+
+from kafka_health.dev.webhook_receiver import ReceiverState, webhook_receiver
 
 REPO = Path(__file__).resolve().parents[2]
 RULES = REPO / "conf" / "alerts.yaml"

@@ -29,8 +29,8 @@ from typing import Any
 
 import pytest
 from kafka import KafkaAdminClient
-from tests.unit.alerting.alerting_harness import T0, Harness, stop_receivers
-from tests.waiting import wait_for
+from tests.support.alerting_harness import T0, Harness, stop_receivers
+from tests.support.waiting import wait_for
 
 from kafka_health.cluster_state.prober import AdminSnapshotSource, ClusterStateProber
 from kafka_health.config import ClusterStateConfig, JobConfig, ReachabilityConfig

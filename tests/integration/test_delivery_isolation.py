@@ -15,14 +15,14 @@ from pathlib import Path
 
 import pytest
 from prometheus_client import CollectorRegistry
-from tests.waiting import wait_for
-from tests.webhook_receiver import ReceiverState, webhook_receiver
+from tests.support.waiting import wait_for
 
 from kafka_health.alerting.notification import Notification
 from kafka_health.alerting.rule_config import load_rules
 from kafka_health.alerting.service import AlertService
 from kafka_health.alerting.webhook import DeliveryResult, HttpTransport
 from kafka_health.config import AlertingConfig, ExporterConfig, ReceiverConfig
+from kafka_health.dev.webhook_receiver import ReceiverState, webhook_receiver
 from kafka_health.model import Signal, labels
 
 pytestmark = pytest.mark.integration

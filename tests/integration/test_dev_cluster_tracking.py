@@ -12,8 +12,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tests.processes import ignores_sigterm
-from tests.waiting import wait_for
+from tests.support.processes import ignores_sigterm
+from tests.support.waiting import wait_for
 
 from kafka_health.commands.dev_cluster import print_status
 from kafka_health.dev.devcluster import ClusterSpec, LocalCluster

@@ -23,8 +23,7 @@ from typing import Any
 
 import pytest
 import yaml
-from tests.waiting import wait_for
-from tests.webhook_receiver import ReceiverState, webhook_receiver
+from tests.support.waiting import wait_for
 
 from kafka_health.config import MonitorConfig, ReceiverConfig
 from kafka_health.dev.demo import demo_config
@@ -36,6 +35,7 @@ from kafka_health.dev.shipper_devcluster import (
     start_shipper_thread,
     write_config,
 )
+from kafka_health.dev.webhook_receiver import ReceiverState, webhook_receiver
 from kafka_health.services.canary import CanaryService
 
 pytestmark = [pytest.mark.integration, pytest.mark.spark]

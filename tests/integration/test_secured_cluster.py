@@ -17,9 +17,8 @@ from typing import Any
 
 import pytest
 from tests.integration.test_gc_incident import JobProcess, firing, monitored
-from tests.system_tools import self_signed_ca
-from tests.waiting import wait_for
-from tests.webhook_receiver import ReceiverState, webhook_receiver
+from tests.support.system_tools import self_signed_ca
+from tests.support.waiting import wait_for
 
 from kafka_health.config import KafkaClientConfig, MonitorConfig, ReceiverConfig, parse_section
 from kafka_health.dev.demo import demo_config
@@ -27,6 +26,7 @@ from kafka_health.dev.devcluster import LocalCluster
 from kafka_health.dev.devcluster.ports import free_ports
 from kafka_health.dev.faults.monitor import scrape
 from kafka_health.dev.shipper_devcluster import write_config
+from kafka_health.dev.webhook_receiver import ReceiverState, webhook_receiver
 
 pytestmark = [pytest.mark.integration, pytest.mark.spark]
 

@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 
 import pytest
-from tests.waiting import wait_for
+from tests.support.waiting import wait_for
 
 from kafka_health.config import from_mapping
 from kafka_health.dev.devcluster import LocalCluster

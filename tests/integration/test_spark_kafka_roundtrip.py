@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from kafka import KafkaProducer
 from kafka.admin import KafkaAdminClient, NewTopic
-from tests.waiting import wait_for
+from tests.support.waiting import wait_for
 
 from kafka_health.job.sources import kafka_stream
 from kafka_health.kafka_clients import python_client_options, spark_kafka_options

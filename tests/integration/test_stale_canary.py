@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
-from tests.waiting import wait_for
-from tests.webhook_receiver import ReceiverState, webhook_receiver
+from tests.support.waiting import wait_for
 
 from kafka_health.config import MonitorConfig, ReceiverConfig, TopicsConfig
 from kafka_health.dev.devcluster.ports import free_ports
+from kafka_health.dev.webhook_receiver import ReceiverState, webhook_receiver
 from kafka_health.job.app import MonitorJob
 from kafka_health.job.sinks import build_sinks
 from kafka_health.services.canary import CanaryService

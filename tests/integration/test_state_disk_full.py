@@ -10,8 +10,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tests.small_disk import fill, tmpfs
-from tests.unit.alerting.alerting_harness import Harness, sig, stop_receivers
+from tests.support.alerting_harness import Harness, sig, stop_receivers
+from tests.support.small_disk import fill, tmpfs
 
 from kafka_health.model import Signal
 

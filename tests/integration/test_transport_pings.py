@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from tests.waiting import wait_for
+from tests.support.waiting import wait_for
 
 from kafka_health.config import from_mapping
 from kafka_health.dev.devcluster import LocalCluster

@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from tests.spark.job_support import BenchRunner
+from tests.support.job_support import BenchRunner
 
 
 @pytest.fixture
 def bench_run(kafka_cluster: Any, spark: Any, tmp_path: Path) -> BenchRunner:
-    """Runs of ``benchmarks/fuzz_job.py``, scaled down, on this test's Kafka and Spark."""
+    """Runs of :mod:`kafka_health.dev.fuzz_job`, scaled down, on this test's Kafka and Spark."""
     return BenchRunner(kafka_cluster, spark, tmp_path)

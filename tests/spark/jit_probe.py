@@ -72,7 +72,7 @@ def main() -> None:
     spark = build_spark_session(config.spark)
     jvm: Any = spark.sparkContext._jvm
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # run as a script: the repo
-    from tests.spark.job_support import KAFKA_COLUMNS
+    from tests.support.job_support import KAFKA_COLUMNS
 
     frame = spark.createDataFrame(log_rows(args.records), KAFKA_COLUMNS).cache()
     frame.count()

@@ -8,13 +8,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from benchmarks.log_lines import stamp
 
+from kafka_health.dev.log_lines import stamp
 from kafka_health.job.app import BACKLOG_RECORDS, SPLIT_RECORDS, MonitorJob
 from kafka_health.model import labels
-from tests.spark.job_support import by_name, create_topics, job_config, produce
 from tests.spark.test_job_log_signals import entry
 from tests.spark.test_job_poison import gc_line
+from tests.support.job_support import by_name, create_topics, job_config, produce
 
 pytestmark = [pytest.mark.integration, pytest.mark.spark]
 

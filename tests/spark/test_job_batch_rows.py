@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from kafka_health.config import MonitorConfig
+from kafka_health.dev.parsing_cases import ALL_CASES
 from kafka_health.job.batch import (
     DETECTED_TYPES,
     EVENT_COLUMNS,
@@ -23,8 +24,7 @@ from kafka_health.job.batch import (
 from kafka_health.parsing.deadletter import dead_letters, is_dead_letter
 from kafka_health.parsing.envelope import decode_records
 from kafka_health.parsing.events import parse_entries
-from tests.parsing_cases import ALL_CASES
-from tests.spark.job_support import KAFKA_COLUMNS
+from tests.support.job_support import KAFKA_COLUMNS
 
 pytestmark = pytest.mark.spark
 

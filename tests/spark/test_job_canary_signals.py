@@ -11,7 +11,7 @@ import pytest
 from kafka_health.canary.records import Probe, ProbeOutcome
 from kafka_health.job.app import MonitorJob
 from kafka_health.model import labels
-from tests.spark.job_support import by_name, create_topics, job_config, produce
+from tests.support.job_support import by_name, create_topics, job_config, produce
 
 pytestmark = [pytest.mark.integration, pytest.mark.spark]
 

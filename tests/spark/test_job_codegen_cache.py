@@ -21,9 +21,9 @@ from kafka_health.config import MonitorConfig
 from kafka_health.dev.loadgen.traffic import ClusterShape, Traffic
 from kafka_health.job.codegen import driver_compiles
 from kafka_health.kafka_clients import python_client_options
-from tests.spark.job_support import create_topics, job_config
 from tests.spark.test_job_supervision import running
-from tests.waiting import wait_for
+from tests.support.job_support import create_topics, job_config
+from tests.support.waiting import wait_for
 
 pytestmark = [pytest.mark.integration, pytest.mark.spark]
 

@@ -6,9 +6,9 @@ figures)."""
 from __future__ import annotations
 
 import pytest
-from benchmarks.fuzz_job import FLOOD_CAP, flood
 
-from tests.spark.job_support import BenchRunner
+from kafka_health.dev.fuzz_job import FLOOD_CAP, flood
+from tests.support.job_support import BenchRunner
 
 pytestmark = [pytest.mark.integration, pytest.mark.spark]
 

@@ -5,9 +5,9 @@ timeline, on real Kafka and Spark."""
 from __future__ import annotations
 
 import pytest
-from benchmarks.fuzz_job import fuzz
 
-from tests.spark.job_support import BenchRunner
+from kafka_health.dev.fuzz_job import fuzz
+from tests.support.job_support import BenchRunner
 
 pytestmark = [pytest.mark.integration, pytest.mark.spark]
 

@@ -10,14 +10,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from benchmarks.log_lines import envelope, gc_stamp, stamp
 from kafka import KafkaConsumer
 
 from kafka_health.cluster_state.records import PartitionState, SnapshotSummary
+from kafka_health.dev.log_lines import envelope, gc_stamp, stamp
 from kafka_health.job.app import MonitorJob
 from kafka_health.kafka_clients import python_client_options
 from kafka_health.model import labels
-from tests.spark.job_support import by_name, create_topics, job_config, produce
+from tests.support.job_support import by_name, create_topics, job_config, produce
 
 pytestmark = [pytest.mark.integration, pytest.mark.spark]
 

@@ -12,19 +12,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from benchmarks.log_lines import gc_stamp
 from kafka import KafkaConsumer, KafkaProducer
 from kafka.admin import KafkaAdminClient, NewTopic
 
+from kafka_health.dev.log_lines import gc_stamp
 from kafka_health.job import app, batch
 from kafka_health.job.app import MonitorJob
 from kafka_health.kafka_clients import python_client_options
 from kafka_health.model import labels
 from kafka_health.parsing.hostile import huge_lines
-from tests.spark.job_support import by_name, job_config
 from tests.spark.test_job_log_signals import entry
 from tests.spark.test_parsing_hostile import nested_json
-from tests.waiting import wait_for
+from tests.support.job_support import by_name, job_config
+from tests.support.waiting import wait_for
 
 pytestmark = [pytest.mark.integration, pytest.mark.spark]
 

@@ -14,8 +14,8 @@ import pytest
 from kafka_health.job.app import MonitorJob
 from kafka_health.job.rewind import logged_batches
 from kafka_health.model import Signal, labels
-from tests.spark.job_support import by_name, create_topics, job_config, produce
 from tests.spark.test_job_poison import gc_line
+from tests.support.job_support import by_name, create_topics, job_config, produce
 
 pytestmark = [pytest.mark.integration, pytest.mark.spark]
 

@@ -17,8 +17,8 @@ import pytest
 from kafka_health.config import dump_redacted
 from kafka_health.dev.spark_standalone import spark_home, standalone_cluster
 from kafka_health.job.main import run_once
-from tests.spark.job_support import create_topics, job_config, produce
 from tests.spark.test_job_canary_signals import outcome, slot_start
+from tests.support.job_support import create_topics, job_config, produce
 
 pytestmark = [pytest.mark.integration, pytest.mark.spark]
 

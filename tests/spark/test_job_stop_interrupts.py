@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from kafka_health.job.interruption import stop_aware
-from tests.waiting import wait_for
+from tests.support.waiting import wait_for
 
 pytestmark = [pytest.mark.spark]
 

@@ -16,9 +16,9 @@ import pytest
 from kafka_health.config import KafkaClientConfig, MonitorConfig
 from kafka_health.job.app import MonitorJob
 from kafka_health.model import labels
-from tests.spark.job_support import by_name, create_topics, job_config, produce
 from tests.spark.test_job_canary_signals import outcome, slot_start
-from tests.waiting import wait_for
+from tests.support.job_support import by_name, create_topics, job_config, produce
+from tests.support.waiting import wait_for
 
 pytestmark = [pytest.mark.integration, pytest.mark.spark]
 
@@ -110,7 +110,7 @@ def test_a_full_checkpoint_disk_names_the_disk_and_counting_resumes_when_space_r
     "checkpoint"}``, MonitorStateNotWritable), not a bug (MonitorFailed) or Kafka
     (ClusterUnreachable), and stays up; once space returns it restarts the query and counts
     every result once."""
-    from tests.small_disk import fill, tmpfs
+    from tests.support.small_disk import fill, tmpfs
 
     cluster = local_cluster(brokers=1)
     config = supervised_config(cluster.bootstrap_servers, tmp_path, restart_backoff_max_s=2.0)

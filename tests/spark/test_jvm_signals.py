@@ -22,7 +22,7 @@ import pytest
 
 from kafka_health.dev.devcluster.process_control import process_state
 from kafka_health.dev.spark_standalone import spark_home
-from tests.processes import ignores_sigterm
+from tests.support.processes import ignores_sigterm
 
 pytestmark = [pytest.mark.spark]
 

@@ -21,7 +21,7 @@ import pytest
 from kafka_health.config import MonitorConfig
 from kafka_health.job.batch import driver_rows, parsed_stream
 from kafka_health.spark.stages import BARRIER_PARTITIONS
-from tests.spark.job_support import KAFKA_COLUMNS
+from tests.support.job_support import KAFKA_COLUMNS
 
 pytestmark = pytest.mark.spark
 

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
+from kafka_health.dev.parsing_cases import ALL_CASES, Case
 from kafka_health.parsing.events import EVENT_FIELDS, parse_entries
-from tests.parsing_cases import ALL_CASES, Case
 
 pytestmark = pytest.mark.spark
 

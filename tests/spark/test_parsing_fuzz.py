@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
+from kafka_health.dev.parsing_cases import ALL_CASES
 from kafka_health.parsing.envelope import decode_records
 from kafka_health.parsing.events import parse_entries
 from kafka_health.parsing.hostile import mutate
-from tests.parsing_cases import ALL_CASES
 
 pytestmark = pytest.mark.spark
 

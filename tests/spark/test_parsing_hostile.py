@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 
 from kafka_health.cli import main
+from kafka_health.dev.parsing_cases import case_lines
 from kafka_health.parsing.deadletter import dead_letters
 from kafka_health.parsing.envelope import decode_records
 from kafka_health.parsing.events import parse_entries
-from kafka_health.parsing.hostile import huge_lines, lines_of, write_hostile_file
-from tests.parsing_cases import ALL_CASES
+from kafka_health.parsing.hostile import huge_lines, write_hostile_file
 
 pytestmark = pytest.mark.spark
 
@@ -26,8 +26,7 @@ def test_hostile_file_summary_counts_every_line(
 ) -> None:
     """Random bytes, NULs, mutated lines and ~1 MB recursion bait: exit 0, every line counted."""
     path = tmp_path / "hostile.log"
-    real = lines_of(c.text for c in ALL_CASES)
-    assert write_hostile_file(path, real, LINES, seed=13) == LINES
+    assert write_hostile_file(path, case_lines(), LINES, seed=13) == LINES
     code = main(["parse", "--summary", str(path)])
     out, err = capsys.readouterr()
     assert code == 0, err[-2000:]

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any, Literal
 
 from prometheus_client import CollectorRegistry
-from tests.webhook_receiver import ReceiverState, webhook_receiver
 
 from kafka_health.alerting.engine import Alert, AlertState
 from kafka_health.alerting.notification import Notification
@@ -31,12 +30,13 @@ from kafka_health.alerting.rule_config import (
 from kafka_health.alerting.service import AlertService
 from kafka_health.alerting.webhook import DeliveryResult, HttpTransport
 from kafka_health.config import AlertingConfig, ExporterConfig, ReceiverConfig, SilenceConfig
+from kafka_health.dev.webhook_receiver import ReceiverState, webhook_receiver
 from kafka_health.model import Signal, labels
 
 Signals = Callable[[float], list[Signal]]
 """Test time -> the signals reported then."""
 
-REPO = Path(__file__).resolve().parents[3]
+REPO = Path(__file__).resolve().parents[2]
 RULES_FILE = REPO / "conf" / "alerts.yaml"
 T0 = 1_700_000_000.0  # an arbitrary epoch second: every test's time 0
 

@@ -1,5 +1,5 @@
 """Helpers for tests of the streaming job: a per-test config, topic feeding, and scaled-down
-runs of ``benchmarks/fuzz_job.py``."""
+runs of the job's fuzz (:mod:`kafka_health.dev.fuzz_job`)."""
 
 from __future__ import annotations
 
@@ -71,13 +71,13 @@ def by_name(signals: list[Any], name: str) -> dict[tuple[tuple[str, str], ...], 
 
 
 BenchRun = Callable[[list[str], int, int, Path, Any], dict[str, Any]]
-"""A run of ``benchmarks/fuzz_job.py`` (``fuzz``, ``flood``): bootstrap servers, records, seed,
-a scratch directory and a Spark session; its figures and its checks' verdicts."""
+"""A run of :mod:`kafka_health.dev.fuzz_job` (``fuzz``, ``flood``): bootstrap servers, records,
+seed, a scratch directory and a Spark session; its figures and its checks' verdicts."""
 
 
 @dataclass(frozen=True)
 class BenchRunner:
-    """Scaled-down runs of ``benchmarks/fuzz_job.py`` on a test's Kafka and Spark."""
+    """Scaled-down runs of :mod:`kafka_health.dev.fuzz_job` on a test's Kafka and Spark."""
 
     kafka_cluster: Any
     spark: Any

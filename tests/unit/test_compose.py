@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 import yaml
-from tests.system_tools import run, tool
+from tests.support.system_tools import run, tool
 from tests.unit.dashboard_support import DASHBOARD, REPO, load_dashboard
 
 from kafka_health.alerting.rule_config import load_rules

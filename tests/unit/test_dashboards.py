@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 import yaml
 from prometheus_client import start_http_server
-from tests.system_tools import run, tool
+from tests.support.system_tools import run, tool
 from tests.unit.dashboard_support import (
     DASHBOARD,
     REPO,
@@ -216,6 +216,9 @@ LABEL_VALUES = {
     "store": "outbox",
     "reason": "timeout",
     "evidence": "crash",
+    "topic": "orders",
+    "group": "payments",
+    "verdict": "stalled",
 }
 
 

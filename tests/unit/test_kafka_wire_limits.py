@@ -12,7 +12,7 @@ from contextlib import AbstractContextManager as ContextManager
 from typing import TypeVar
 
 import pytest
-from tests.loopback import loopback_server
+from tests.support.loopback import loopback_server
 
 from kafka_health.kafka_wire import MAX_RESPONSE_BYTES, FrameTooLarge, exchange
 from kafka_health.reachability.ping import ping

@@ -7,8 +7,8 @@ wall clock as in production), each on topics of its own on a local 1-broker Kafk
   cluster-state snapshot with one under-replicated partition, broker logs of brokers 1-3 with
   Full GCs, ISR changes and a leader election among ordinary lines);
 - **noisy**: the same good timeline, spread among ``--records`` hostile records:
-  the hostile log lines of ``benchmarks/hostile_logs.py`` (random bytes, NUL runs, mutated and
-  real lines of the parser's test table, the ~1 MB recursion bait) as broker 9's, in the
+  the hostile log lines of :mod:`~kafka_health.parsing.hostile` (random bytes, NUL runs, mutated
+  and real lines of the parser's test table, the ~1 MB recursion bait) as broker 9's, in the
   shipper's envelope or raw, less those that are still events (a mutated line can be a real
   event, and would change the signals by being one), plus a JSON envelope nested 10,000 deep
   and 2 MB records; and
@@ -22,6 +22,9 @@ rejected with the reason it was built with; the dead-letter topic holds exactly 
 per dead letter counted; the good brokers' signals are the same as in the clean run.
 
     .venv/bin/python benchmarks/fuzz_job.py [--records 1000000] [--seed 13] [--json OUT]
+
+(``benchmarks/fuzz_job.py`` runs :func:`main`; ``tests/spark/test_job_fuzz.py`` and
+``test_job_flood.py`` run :func:`fuzz` and :func:`flood` scaled down.)
 
 ``--flood`` runs the label flood instead (issue 55; :func:`flood`, ``--records`` 100,000 by
 default there): untrusted values checked at the door, series and alerts capped, one page.
@@ -43,10 +46,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from benchmarks.hostile_logs import case_lines
-from benchmarks.log_lines import envelope, gc_stamp, stamp
 from kafka_health.canary.records import ProbeOutcome
 from kafka_health.cluster_state.records import BrokerState, PartitionState, SnapshotSummary
 from kafka_health.config import (
@@ -57,6 +56,8 @@ from kafka_health.config import (
     SparkConfig,
     TopicsConfig,
 )
+from kafka_health.dev.log_lines import envelope, gc_stamp, stamp
+from kafka_health.dev.parsing_cases import case_lines
 from kafka_health.job.schemas import CLUSTER_STATE_SCHEMA_ID, RESULT_SCHEMA_ID
 from kafka_health.kafka_clients import python_client_options
 from kafka_health.parsing.events import BAD_INPUT_REASONS
@@ -68,6 +69,8 @@ PARTITIONS = 3
 BIG = 16 * 1_048_576  # topics and clients take the 2 MB records
 SIGNALS_ON_THE_CLOCK = ("age", "timestamp", "stale", "silence")
 """Signals whose value is the wall clock's (ages, last-seen times): not compared."""
+RULES_FILE = Path(__file__).resolve().parents[3] / "conf" / "alerts.yaml"
+"""The shipped rules, in the checkout (src/kafka_health/dev/ is three levels down)."""
 
 Record = tuple[str, bytes | None, bytes, int | None]  # (topic, key, value, partition)
 
@@ -663,8 +666,8 @@ def flood_run(
     """The job with the real alert service (pages over HTTP to a receiver) on the good
     timeline, then, once it is folded, ``noise``; its figures when all is counted."""
     import orjson
-    from tests.webhook_receiver import ReceiverState, webhook_receiver
 
+    from kafka_health.dev.webhook_receiver import ReceiverState, webhook_receiver
     from kafka_health.job.app import QUERY, MonitorJob
     from kafka_health.job.sinks import build_sinks
 
@@ -673,7 +676,7 @@ def flood_run(
     with webhook_receiver(receiver) as url:
         alerting = dataclasses.replace(
             config.alerting,
-            rules_file=str(Path(__file__).resolve().parents[1] / "conf" / "alerts.yaml"),
+            rules_file=str(RULES_FILE),
             state_dir=str(Path(config.spark.checkpoint_dir).parent / "alerting"),
             receivers=[ReceiverConfig(name="pager", url=f"{url}/pager", timeout_s=5.0)],
             exporter=ExporterConfig(port=None, max_series_per_signal=FLOOD_CAP),

@@ -7,12 +7,17 @@ lines were written by this project's own Kafka 4.1.1 brokers; "jdk17" lines by O
 this machine; other lines are formatted exactly as the named Kafka class of that version
 formats them (checked against the jar's string constants) or quoted by operators as noted.
 Fields are compared as the Spark parser outputs them (ints, lists of ints, floats).
+
+The tests (``tests/unit/parsing``, ``tests/spark``) and the benchmarks (``parse_bench.py``, the
+hostile lines and the job's fuzz) read the same table from here, so neither imports the other.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
+
+from kafka_health.parsing.hostile import lines_of
 
 
 @dataclass(frozen=True)
@@ -599,7 +604,7 @@ KAFKA_CASES: tuple[Case, ...] = (
         "session_timeout",
         {"session_timeout_ms": 6000},
         "3.9.1 devcluster, ZooKeeper mode, keys shortened (the whole dump: "
-        "fixtures/logs/server-3.9.1-zookeeper-startup.log): broker.session.timeout.ms is listed "
+        "tests/fixtures/logs/server-3.9.1-zookeeper-startup.log): broker.session.timeout.ms is listed "
         "but process.roles is empty, so zookeeper.session.timeout.ms governs",
     ),
     Case(
@@ -630,7 +635,7 @@ KAFKA_CASES: tuple[Case, ...] = (
         "session_timeout",
         {"session_timeout_ms": 9000},
         "4.1.1 devcluster, combined KRaft node, keys shortened (the whole dump: "
-        "fixtures/logs/server-4.1.1-kraft-startup.log; 4.x logs the AbstractConfig logger)",
+        "tests/fixtures/logs/server-4.1.1-kraft-startup.log; 4.x logs the AbstractConfig logger)",
     ),
     Case(
         "session_timeout_kafka_config_cut",
@@ -1181,3 +1186,9 @@ JSON_LAYOUT_CASES: tuple[Case, ...] = (
 )
 
 ALL_CASES: tuple[Case, ...] = KAFKA_CASES + GC_CASES + LAYOUT_CASES + JSON_LAYOUT_CASES
+
+
+def case_lines() -> list[bytes]:
+    """The real lines the hostile ones are made of (:mod:`kafka_health.parsing.hostile`): the
+    table's, for ``benchmarks/hostile_logs.py``, ``benchmarks/fuzz_job.py`` and the tests."""
+    return lines_of(c.text for c in ALL_CASES)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from tests.unit.alerting.alerting_harness import stop_receivers
+from tests.support.alerting_harness import stop_receivers
 
 
 @pytest.fixture(autouse=True)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from prometheus_client import generate_latest
-from tests.unit.alerting.alerting_harness import T0, Harness, shipped_rules, sig
+from tests.support.alerting_harness import T0, Harness, shipped_rules, sig
 
 from kafka_health.alerting.engine import Engine
 from kafka_health.alerting.rule_config import AlertRulesConfig

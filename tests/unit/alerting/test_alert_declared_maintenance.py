@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.unit.alerting.alerting_harness import T0, Harness, Signals, sig
+from tests.support.alerting_harness import T0, Harness, Signals, sig
 from tests.unit.alerting.test_alert_maintenance import UNEXPECTED
 
 from kafka_health.alerting import declared_maintenance

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from prometheus_client import CollectorRegistry
-from tests.unit.alerting.alerting_harness import (
+from tests.support.alerting_harness import (
     FakeClock,
     alerting_config,
     shipped_rules,

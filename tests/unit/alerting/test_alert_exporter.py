@@ -8,7 +8,7 @@ import urllib.request
 from pathlib import Path
 
 from prometheus_client import generate_latest
-from tests.unit.alerting.alerting_harness import T0, Harness, sig
+from tests.support.alerting_harness import T0, Harness, sig
 
 from kafka_health.alerting.webhook import FAILURE_REASONS
 from kafka_health.config import ExporterConfig

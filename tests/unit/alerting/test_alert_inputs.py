@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.unit.alerting.alerting_harness import T0, Harness, sig
+from tests.support.alerting_harness import T0, Harness, sig
 
 from kafka_health.model import Signal
 

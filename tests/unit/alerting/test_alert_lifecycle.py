@@ -6,7 +6,7 @@ import dataclasses
 from pathlib import Path
 
 import pytest
-from tests.unit.alerting.alerting_harness import (
+from tests.support.alerting_harness import (
     PAGER,
     T0,
     FakeTransport,

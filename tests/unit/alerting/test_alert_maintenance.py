@@ -6,7 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from tests.unit.alerting.alerting_harness import T0, Harness, Signals, partitions, sig
+from tests.support.alerting_harness import T0, Harness, Signals, partitions, sig
 
 from kafka_health.model import LOGS_READ_SIGNAL, Signal
 

@@ -7,7 +7,7 @@ import dataclasses
 import json
 from pathlib import Path
 
-from tests.unit.alerting.alerting_harness import T0, Harness, sig, with_window_failures
+from tests.support.alerting_harness import T0, Harness, sig, with_window_failures
 
 from kafka_health.alerting.webhook import render
 from kafka_health.config import Secret

@@ -24,9 +24,8 @@ from typing import Any
 
 import pytest
 from prometheus_client import CollectorRegistry
-from tests.system_tools import signed_certificates
-from tests.unit.alerting.alerting_harness import FakeClock, alerting_config, shipped_rules, sig
-from tests.webhook_receiver import ReceiverState, _handler, webhook_receiver
+from tests.support.alerting_harness import FakeClock, alerting_config, shipped_rules, sig
+from tests.support.system_tools import signed_certificates
 
 from kafka_health.alerting import http_exchange
 from kafka_health.alerting.http_exchange import Target
@@ -34,6 +33,7 @@ from kafka_health.alerting.notification import Notification
 from kafka_health.alerting.service import AlertService
 from kafka_health.alerting.webhook import HttpTransport
 from kafka_health.config import ReceiverConfig
+from kafka_health.dev.webhook_receiver import ReceiverState, _handler, webhook_receiver
 
 T0 = 1_700_000_000.0
 NOTE = Notification("pager", "{}", {}, "firing", "first", "key-1", [])

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from tests.unit.alerting.alerting_harness import T0, Harness, sig
+from tests.support.alerting_harness import T0, Harness, sig
 
 from kafka_health.alerting.rule_config import load_rules
 from kafka_health.model import Signal

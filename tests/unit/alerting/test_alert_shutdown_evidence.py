@@ -9,7 +9,7 @@ import math
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.unit.alerting.alerting_harness import T0, Harness, sig
+from tests.support.alerting_harness import T0, Harness, sig
 
 from kafka_health.model import LOGS_READ_SIGNAL, Signal
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests.unit.alerting.alerting_harness import T0, Harness, sig
+from tests.support.alerting_harness import T0, Harness, sig
 
 from kafka_health.alerting.silence import SilenceStore, format_time, parse_matcher
 from kafka_health.config import SilenceConfig

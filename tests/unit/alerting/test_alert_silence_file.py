@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.unit.alerting.alerting_harness import T0, Harness, sig
+from tests.support.alerting_harness import T0, Harness, sig
 
 from kafka_health.alerting.silence import SilenceStore, parse_matcher
 from kafka_health.model import Signal

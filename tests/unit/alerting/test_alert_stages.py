@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from prometheus_client import CollectorRegistry
-from tests.unit.alerting.alerting_harness import RULES_FILE
+from tests.support.alerting_harness import RULES_FILE
 
 from kafka_health.alerting.dedup import group_news
 from kafka_health.alerting.engine import Alert, AlertState

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from tests.unit.alerting.alerting_harness import T0
+from tests.support.alerting_harness import T0
 
 from kafka_health.alerting.declared_maintenance import DeclaredMaintenance
 from kafka_health.alerting.silence import SilenceStore, parse_matcher

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from prometheus_client import CollectorRegistry
-from tests.unit.alerting.alerting_harness import DISK_FULL, T0, FakeClock
+from tests.support.alerting_harness import DISK_FULL, T0, FakeClock
 
 from kafka_health.alerting.alertmanager_api import Handed, api_body
 from kafka_health.alerting.http_exchange import Answer

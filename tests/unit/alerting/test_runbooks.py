@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from tests.unit.alerting.alerting_harness import Harness, shipped_rules, sig
+from tests.support.alerting_harness import Harness, shipped_rules, sig
 
 from kafka_health.alerting.rule_config import RUNBOOKS, parse_rules, runbook_link
 from kafka_health.alerting.webhook import render
@@ -133,7 +133,7 @@ def _fire_full_gc(tmp_path: Path, base: str | None = None) -> Harness:
 
 
 def _received_annotations(h: Harness) -> dict[str, str]:
-    from tests.unit.alerting.alerting_harness import ReceiverTransport
+    from tests.support.alerting_harness import ReceiverTransport
 
     assert isinstance(h.transport, ReceiverTransport)
     bodies = h.transport.state.bodies("/pager")

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from kafka import errors
 from prometheus_client import CollectorRegistry
-from tests.unit.canary.canary_fakes import FakeClock, FakeProbeProducer
-from tests.waiting import wait_for
+from tests.support.canary_fakes import FakeClock, FakeProbeProducer
+from tests.support.waiting import wait_for
 
 from kafka_health.canary.metrics import CanaryMetrics
 from kafka_health.canary.prober import ProbeLoop, ProbeProducer

@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 import pytest
-from tests.unit.canary.canary_fakes import FakeResultsProducer
+from tests.support.canary_fakes import FakeResultsProducer
 
 from kafka_health.canary.buffer import DiskBuffer
 from kafka_health.canary.records import ProbeOutcome

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from tests.unit.canary.canary_fakes import (
+from tests.support.canary_fakes import (
     CountingSink,
     FakeClock,
     FakeSnapshotSource,

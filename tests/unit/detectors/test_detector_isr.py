@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.unit.job.detector_support import batch, by_name, done, event, part
+from tests.support.detector_support import batch, by_name, done, event, part
 
 from kafka_health.config import JobConfig
 from kafka_health.detectors.elections import Elections

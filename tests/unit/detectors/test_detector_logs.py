@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from tests.unit.job.detector_support import batch, broker, by_name, event, failed, ok
+from tests.support.detector_support import batch, broker, by_name, event, failed, ok
 
 from kafka_health.config import JobConfig
 from kafka_health.detectors.coverage import Coverage

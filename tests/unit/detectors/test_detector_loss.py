@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.unit.job.detector_support import batch, by_name, ok, probe
+from tests.support.detector_support import batch, by_name, ok, probe
 
 from kafka_health.config import JobConfig
 from kafka_health.detectors.loss import Loss

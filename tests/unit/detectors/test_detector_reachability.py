@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.unit.job.detector_support import batch, broker, by_name, done
+from tests.support.detector_support import batch, broker, by_name, done
 
 from kafka_health.detectors.reachability import Reachability
 from kafka_health.reachability.config import ReachabilityConfig

@@ -3,7 +3,7 @@ cluster on the clock."""
 
 from __future__ import annotations
 
-from tests.unit.job.detector_support import batch, broker, by_name, done
+from tests.support.detector_support import batch, broker, by_name, done
 
 from kafka_health.detectors.transport import TransportReachability, bootstrap_addresses
 from kafka_health.reachability.ping import Ping

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from tests.unit.job.detector_support import batch, by_name, failed, ok
+from tests.support.detector_support import batch, by_name, failed, ok
 
 from kafka_health.config import JobConfig
 from kafka_health.detectors.write_path import WritePath

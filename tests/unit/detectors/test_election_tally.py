@@ -8,7 +8,7 @@ import random
 from collections import Counter
 
 import pytest
-from tests.unit.job.detector_support import batch, by_name, event
+from tests.support.detector_support import batch, by_name, event
 
 from kafka_health.config import JobConfig
 from kafka_health.detectors.election_tally import ElectionTally, Report, distinct_elections

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tests.unit.job.detector_support import batch, broker, by_name, done, event, failed, ok
+from tests.support.detector_support import batch, broker, by_name, done, event, failed, ok
 
 from kafka_health.config import JobConfig
 from kafka_health.detectors.broker_failures import BrokerFailures
@@ -294,7 +294,7 @@ def test_a_paged_broker_that_is_then_decommissioned_gets_its_resolution_not_a_pa
     The operator then decommissions it (replicas moved off, unregistered): once it has left
     the inventory its series are gone, and the incident is closed by a resolution
     notification (what a receiver closes an incident with, not a page); nothing pages again."""
-    from tests.unit.alerting.alerting_harness import T0, Harness, stop_receivers
+    from tests.support.alerting_harness import T0, Harness, stop_receivers
 
     try:
         now = [T0]

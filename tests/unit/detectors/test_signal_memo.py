@@ -3,7 +3,7 @@ gives what it would compute afresh, as its state and the clock move."""
 
 from __future__ import annotations
 
-from tests.unit.job.detector_support import batch, by_name, event, failed, ok, part
+from tests.support.detector_support import batch, by_name, event, failed, ok, part
 
 from kafka_health.config import JobConfig
 from kafka_health.detectors.elections import Elections

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.unit.job.detector_support import batch
+from tests.support.detector_support import batch
 
 from kafka_health.detectors.config import JobConfig
 from kafka_health.job.board import CANARY_QUERY, MONITOR_QUERY, SignalBoard

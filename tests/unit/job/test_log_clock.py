@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.unit.job.detector_support import batch, by_name, event
+from tests.support.detector_support import batch, by_name, event
 
 from kafka_health.config import JobConfig
 from kafka_health.detectors.inputs import LogStream

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from tests.unit.alerting.alerting_harness import RULES_FILE
+from tests.support.alerting_harness import RULES_FILE
 
 from kafka_health.alerting.rule_config import load_rules
 from kafka_health.alerting.service import ALERT_STATE_FORMAT, AlertService

@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.parsing_cases import ALL_CASES, Case
 
+from kafka_health.dev.parsing_cases import ALL_CASES, Case
 from kafka_health.parsing import patterns as P
 from kafka_health.parsing.reference import classify, entry_text
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from tests.parsing_cases import ALL_CASES
 
+from kafka_health.dev.parsing_cases import ALL_CASES
 from kafka_health.parsing import patterns as P
 from kafka_health.parsing.prefilter import anchor
 

@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from tests.loopback import loopback_server
-from tests.system_tools import openssl, signed_certificates
+from tests.support.loopback import loopback_server
+from tests.support.system_tools import openssl, signed_certificates
 
 from kafka_health.alerting.engine import AlertState, Engine
 from kafka_health.alerting.rule_config import load_rules
@@ -23,7 +23,7 @@ from kafka_health.alerting.store import SignalStore
 from kafka_health.detectors.reachability import Reachability
 from kafka_health.reachability.ping import TLS_FAILURES, Certificate, Ping, probe, tls_failure
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 DAY = 86400.0
 SIGNAL = "broker_certificate_expiry_timestamp_seconds"
 

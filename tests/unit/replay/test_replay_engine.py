@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from tests.unit.alerting.alerting_harness import RULES_FILE
+from tests.support.alerting_harness import RULES_FILE
 
 from kafka_health.alerting.rule_config import load_rules
 from kafka_health.config import MonitorConfig

@@ -8,9 +8,11 @@ and young GC pauses (count, longest), NotLeaderOrFollower errors, ZooKeeper sess
 and broker failures from the logs; canary outcomes (count, failures, latency percentiles per
 partition); under-replicated and under-min-ISR partitions from the prober's snapshots.
 
-    .venv/bin/python benchmarks/plain_monitor.py --bootstrap 127.0.0.1:9092 [--seconds 60]
+    .venv/bin/python benchmarks/plain_monitor.py --bootstrap 127.0.0.1:9092 --records N
 
-``consume(...)`` is what ``kafka-health bench throughput`` times.
+``consume(...)`` is what ``kafka-health bench throughput`` times
+(:func:`kafka_health.dev.loadgen.throughput.plain_rate`). It imports nothing of kafka-health:
+it lives in the dev package only so the bench, its test and ``benchmarks/`` share one copy.
 """
 
 from __future__ import annotations
@@ -18,15 +20,11 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import sys
 import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 TRIGGER = re.compile(
     r"Shrinking ISR|Expanding ISR|starts at leader epoch|completed preferred replica leader "

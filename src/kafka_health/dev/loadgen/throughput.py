@@ -9,7 +9,8 @@ and a plain-Python monitor, on the same data, in one run.
 3. **Job**: :meth:`MonitorJob.run_available_now` over the same topics: everything it does.
    Both Spark reads run :data:`WARM_UP_PASSES` times before the measured pass, and report
    the measured one (the first, cold, beside it: :func:`warm_up_config`).
-4. **Plain Python**: ``benchmarks/plain_monitor.py`` (kafka-python, ``json``, ``re``).
+4. **Plain Python**: :mod:`~kafka_health.dev.loadgen.plain_monitor` (kafka-python, ``json``,
+   ``re``).
 5. **Sustained**: the job on its processing-time trigger while ``kafka-health bench load``
    (a separate process) sends ``sustained_rate`` log records per second for
    ``sustained_seconds``: the batch durations' p95 after the first third.
@@ -22,7 +23,6 @@ monitor's is its records over the time from its first record to its last.
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 import json
 import subprocess
 import sys
@@ -36,14 +36,12 @@ from typing import Any
 
 from kafka_health.config import MonitorConfig
 from kafka_health.detectors.config import JobConfig
+from kafka_health.dev.loadgen import plain_monitor
 from kafka_health.dev.loadgen.traffic import ClusterShape, Record, Traffic
 from kafka_health.dev.shipper_devcluster import write_config
 from kafka_health.kafka_clients import python_client_options
 from kafka_health.kafka_config import TopicsConfig
 from kafka_health.spark.config import SparkConfig
-
-REPO = Path(__file__).resolve().parents[4]
-"""The repository (src/kafka_health/dev/loadgen/ is four levels down): benchmarks/ is there."""
 
 
 @dataclass(frozen=True)
@@ -169,19 +167,11 @@ def limit_rate(spark: Any, config: MonitorConfig, checkpoint: Path) -> float:
 
 def plain_rate(config: MonitorConfig, records: int) -> float:
     """The plain-Python monitor over the same topics."""
-    path = REPO / "benchmarks" / "plain_monitor.py"
-    if not path.exists():
-        raise FileNotFoundError(f"{path}: run the benchmark from a checkout of the project")
-    spec = importlib.util.spec_from_file_location("plain_monitor", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
     topics = {"broker_logs": config.topics.broker_logs,
               "canary_results": config.topics.canary_results,
               "cluster_state": config.topics.cluster_state}  # fmt: skip
     servers = config.transport_kafka().bootstrap_servers
-    _monitor, read, seconds = module.consume(servers, topics, records)
+    _monitor, read, seconds = plain_monitor.consume(servers, topics, records)
     return float(read / seconds) if seconds else 0.0
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.waiting import wait_for
+from tests.support.waiting import wait_for
 
 from kafka_health.dev.faults.context import FaultContext
 from kafka_health.dev.faults.receiver import RecordingReceiver

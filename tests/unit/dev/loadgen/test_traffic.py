@@ -86,7 +86,7 @@ def test_a_canary_round_writes_each_acknowledged_probe_to_the_canary_topic() -> 
 
 def test_the_plain_python_monitor_finds_what_the_load_holds() -> None:
     """The throughput benchmark's yardstick does the detections, not just the reading."""
-    from benchmarks.plain_monitor import PlainMonitor
+    from kafka_health.dev.loadgen.plain_monitor import PlainMonitor
 
     traffic = Traffic(ClusterShape(brokers=20, partitions=2000, topics=10), TopicsConfig(), 5)
     monitor = PlainMonitor()
