@@ -177,11 +177,14 @@ SIGNALS: dict[str, SignalSpec] = {
         _spec("consumergroup_sum_lag", Unit.GAUGE, "group",
               "the group's lag in records summed over its partitions"),
         _spec("consumergroup_members", Unit.GAUGE, "group", "the group's members"),
+        _spec("consumergroup_lag_objective_ratio", Unit.RATIO, "group",
+              "the group's largest time lag over its objective (consumer_groups.objectives): "
+              "above 1, it is behind its objective (details: its verdict, owners, severity)"),
         _spec("consumergroup_status", Unit.GAUGE, "group verdict",
               "1 for the group's current verdict: ok, lagging, stalled, stopped, rewound, "
               "rebalancing, behind_retention or unseen (details: the evidence, owners, "
               "severity)"),
-        _spec("consumergroup_deleted_unread_records_total", Unit.GAUGE, "group",
+        _spec("consumergroup_deleted_unread_records", Unit.GAUGE, "group",
               "records deleted by retention before the group read them (its committed offset "
               "below the log start), counted once per deleted range since the job started"),
         _spec("consumergroup_lag_seconds", Unit.SECONDS, "group topic partition",
@@ -243,5 +246,10 @@ SOURCE_SIGNALS: dict[str, tuple[str, ...]] = {
         "broker_certificate_expiry_timestamp_seconds",
     ),
     "transport_reachability": ("transport_unanswered_seconds",),
+    "consumer_groups": (
+        "consumergroup_max_lag_seconds", "consumergroup_max_lag", "consumergroup_sum_lag",
+        "consumergroup_members", "consumergroup_lag_objective_ratio", "consumergroup_status",
+        "consumergroup_lag_seconds", "consumergroup_lag",
+    ),
 }  # fmt: skip
 SIGNAL_SOURCE = {name: source for source, names in SOURCE_SIGNALS.items() for name in names}

@@ -110,6 +110,27 @@ class Match:
     series: list[Series]
 
 
+ROUTE_SEVERITIES = ("info", "warning", "critical")
+
+
+def _route(series: list[Series], identifying: set[str], with_severity: bool) -> dict[str, str]:
+    """The labels (and severity) a series' ``route`` detail asks for (the first that has one):
+    never ``alertname`` or an identifying label, a severity only of :data:`ROUTE_SEVERITIES`."""
+    for one in series:
+        route = one.signal.details.get("route")
+        if not isinstance(route, dict):
+            continue
+        labels = {
+            str(k): str(v)
+            for k, v in (route.get("labels") or {}).items()
+            if k not in identifying and k not in ("alertname", "severity")
+        }
+        if with_severity and route.get("severity") in ROUTE_SEVERITIES:
+            labels["severity"] = str(route["severity"])
+        return labels
+    return {}
+
+
 class _Blank(dict[str, Any]):
     def __missing__(self, key: str) -> str:
         return ""
@@ -316,6 +337,9 @@ class Engine:
         if alert is None or alert.state == AlertState.RESOLVED:
             labels = {"alertname": name, "severity": rule.severity, **match.identifying}
             labels.update(rule.labels)
+            if rule.route_from_details != "no":
+                with_severity = rule.route_from_details == "labels_and_severity"
+                labels.update(_route(match.series, set(match.identifying), with_severity))
             start = self._adopt.get(fp, now) if alert is None else now
             earlier = _earlier_episodes(alert, now, self.resolved_retention_s)
             alert = Alert(

@@ -29,6 +29,7 @@ Aggregate = Literal["max", "min", "sum", "avg"]
 Transform = Literal["value", "age", "remaining", "elapsed"]
 MaintenanceMode = Literal["page", "own_broker", "any_broker", "hosted"]
 HostedMode = Literal["no", "if_known", "required"]
+RouteMode = Literal["no", "labels", "labels_and_severity"]
 
 OPS: dict[str, Any] = {
     ">": float.__gt__,
@@ -174,6 +175,10 @@ class RuleConfig:
     """Signals whose non-zero series with the same identifying labels add their details and
     label values to the alert (e.g. the error classes of canary failures)."""
     labels: dict[str, str] = field(default_factory=dict)
+    route_from_details: RouteMode = "no"
+    """``labels``: the alert also carries the labels of its series' ``route`` detail (a
+    consumer group's owners, e.g. ``team``, so a receiver routes the page to them);
+    ``labels_and_severity``: and the severity it names (the group's objective's)."""
     summary: str = ""
     candidates: str = ""
     """What may cause it, shown on the first page before a cause is known (a template)."""

@@ -12,6 +12,7 @@ from kafka_health.errors import ConfigProblem
 
 STALE_SOURCES = (
     "canary", "cluster_state", "canary_topic", "reachability", "transport_reachability",
+    "consumer_groups",
 )  # fmt: skip
 
 

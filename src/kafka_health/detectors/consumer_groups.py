@@ -181,7 +181,7 @@ class ConsumerGroups:
         out = [
             Signal("consumergroup_status", labels(group=group, verdict=verdict.verdict), 1.0,
                    at, _status_details(group, verdict)),
-            Signal("consumergroup_deleted_unread_records_total", g,
+            Signal("consumergroup_deleted_unread_records", g,
                    float(track.deleted_unread_total), at),
         ]  # fmt: skip
         if verdict.verdict == "unseen" or obs is None:
@@ -194,6 +194,9 @@ class ConsumerGroups:
         ]
         if obs.max_lag_s is not None:
             out.append(Signal("consumergroup_max_lag_seconds", g, obs.max_lag_s, at))
+            objective = track.objective.lag_objective_s
+            out.append(Signal("consumergroup_lag_objective_ratio", g, obs.max_lag_s / objective,
+                              at, _status_details(group, verdict)))  # fmt: skip
         return out
 
     def _last_round_s(self) -> float | None:
@@ -230,5 +233,9 @@ class ConsumerGroups:
 
 
 def _status_details(group: str, verdict: Verdict) -> dict[str, Any]:
-    return {"group": group, "verdict": verdict.verdict, "holds": list(verdict.holds),
-            **verdict.details}  # fmt: skip
+    """The verdict's evidence, and ``route``: the objective's severity and owners' labels,
+    which the alert rules that route by them put on the page."""
+    d = verdict.details
+    route = {"severity": d.get("severity"), "labels": d.get("labels") or {}}
+    return {"group": group, "verdict": verdict.verdict, "holds": list(verdict.holds), **d,
+            "route": route}  # fmt: skip

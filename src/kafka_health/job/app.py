@@ -26,6 +26,11 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any, Protocol
 
 from kafka_health.config import MonitorConfig
+from kafka_health.consumer_groups.config import ConsumerGroupsConfig
+from kafka_health.consumer_groups.lag import LagTable
+from kafka_health.consumer_groups.observation import GroupsRound
+from kafka_health.consumer_groups.poller import GroupsPoller, PollerMetrics
+from kafka_health.consumer_groups.source import AdminGroupsSource
 from kafka_health.job.batch import SOURCE_READS, parsed_stream
 from kafka_health.job.batch_handler import (
     BACKLOG_RECORDS,
@@ -97,7 +102,10 @@ class MonitorJob:
             reachability=config.reachability,
             transport=transport_pinged(config),
             canary_topic=config.topics.canary,
+            consumer_groups=watched_groups(config),
         )
+        self.poller_metrics: PollerMetrics | None = None
+        """The consumer-group poller's series, once a registry is there (``build_sinks``)."""
         self.health = JobHealth()
         self.health.set_source_reads(QUERY, SOURCE_READS)
         self.parse_counts = ParseCounts()
@@ -221,7 +229,7 @@ class MonitorJob:
         self.start()
         self.board.live = True  # on the wall clock: a source that stops is stale
         publishing = self.publisher.start(stop, tick_s)
-        pings = self._broker_pings()
+        pings: list[BrokerPings | GroupsPoller] = [*self._broker_pings(), *self._groups_poller()]
         try:
             for part in pings:
                 part.start()
@@ -247,6 +255,21 @@ class MonitorJob:
                 log.info("Spark's JVM stopped first: its progress listener went with it (%s)",
                          type(exc).__name__)  # fmt: skip
 
+    def _groups_poller(self) -> list[GroupsPoller]:
+        """The driver's consumer-group poller (``consumer_groups``), unless turned off: every
+        round goes to the board, and the alert service hears of it at once."""
+        settings = watched_groups(self.config)
+        if settings is None:
+            return []
+
+        def polled(round_: GroupsRound) -> None:
+            self.board.groups_polled(round_)
+            self.publisher.soon()
+
+        source = AdminGroupsSource(self.config.kafka, settings)
+        return [GroupsPoller(source, LagTable(), settings, metrics=self.poller_metrics,
+                             on_round=polled)]  # fmt: skip
+
     def _broker_pings(self) -> list[BrokerPings]:
         """The driver's pings of every broker (``reachability``), unless turned off: the
         monitored cluster's, and a separate transport's."""
@@ -258,6 +281,12 @@ class MonitorJob:
             transport = self.config.transport_kafka()
             pings.append(BrokerPings(self.config, roster, cluster=transport))
         return pings
+
+
+def watched_groups(config: MonitorConfig) -> ConsumerGroupsConfig | None:
+    """The consumer-group settings when the driver watches them (enabled, a cluster named)."""
+    settings = config.consumer_groups
+    return settings if settings.enabled and config.kafka.bootstrap_servers else None
 
 
 def stop_on_signals(stop: threading.Event) -> None:

@@ -24,8 +24,11 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from kafka_health.config import MonitorConfig
+from kafka_health.consumer_groups.config import ConsumerGroupsConfig
+from kafka_health.consumer_groups.observation import GroupsRound
 from kafka_health.detectors.broker_failures import BrokerFailures
 from kafka_health.detectors.config import JobConfig
+from kafka_health.detectors.consumer_groups import ConsumerGroups
 from kafka_health.detectors.controller import ActiveController
 from kafka_health.detectors.coverage import LOGGED_KINDS, Coverage
 from kafka_health.detectors.elections import Elections, distinct_elections
@@ -63,8 +66,15 @@ def stale_after(config: MonitorConfig) -> dict[str, float]:
         "canary_topic": CANARY_TOPIC_STALE_AFTER_S,
         "reachability": reachability_stale_after(config.reachability),
         "transport_reachability": reachability_stale_after(config.reachability),
+        "consumer_groups": consumer_groups_stale_after(config.consumer_groups),
     }  # fmt: skip
     return {**auto, **job.stale_after_s}
+
+
+def consumer_groups_stale_after(settings: ConsumerGroupsConfig) -> float:
+    """A round every interval, each bounded by its requests' timeouts: three rounds missed (at
+    least :data:`STALE_AFTER_MIN_S`) and the driver cannot see the consumer groups."""
+    return max(STALE_AFTER_MIN_S, 3 * settings.interval_s + 2 * settings.request_timeout_s)
 
 
 def reachability_stale_after(settings: ReachabilityConfig) -> float:
@@ -86,7 +96,7 @@ MONITOR_QUERY = "monitor"
 CANARY_QUERY = "canary"
 SOURCE_QUERY: dict[str, str | None] = {
     "canary": MONITOR_QUERY, "cluster_state": MONITOR_QUERY, "canary_topic": CANARY_QUERY,
-    "reachability": None, "transport_reachability": None,
+    "reachability": None, "transport_reachability": None, "consumer_groups": None,
 }  # fmt: skip
 """The query that reads each source (none: the driver's own pings, no batch's delay)."""
 MAX_READ_LAG_S = 60.0
@@ -140,7 +150,10 @@ class SignalBoard:
         reachability: ReachabilityConfig | None = None,
         transport: list[str] | None = None,
         canary_topic: str = TopicsConfig.canary,
+        consumer_groups: ConsumerGroupsConfig | None = None,
     ) -> None:
+        """``consumer_groups``: watch them (the driver's poller hands its rounds to
+        :meth:`groups_polled`); None: not watched."""
         self.live = live
         settings = reachability or ReachabilityConfig()
         pings_stale_after = reachability_stale_after(settings)
@@ -150,6 +163,9 @@ class SignalBoard:
             "canary_topic": CANARY_TOPIC_STALE_AFTER_S,
             "reachability": pings_stale_after,
             "transport_reachability": pings_stale_after,
+            "consumer_groups": consumer_groups_stale_after(
+                consumer_groups or ConsumerGroupsConfig()
+            ),
             **job.stale_after_s,
         }
         # source -> epoch seconds of the newest observation from it; not saved with the state:
@@ -184,6 +200,7 @@ class SignalBoard:
         self.transport = TransportReachability(transport, reachability) if transport else None
         if self.transport is not None:
             self.detectors.append(self.transport)
+        self.consumer_groups = ConsumerGroups(consumer_groups) if consumer_groups else None
         # Before any detector: a controller's reports count only while it is the active one.
         self.controller = ActiveController()
         self.batch_ids: dict[str, int] = {}  # query -> the last batch of it folded in
@@ -292,14 +309,27 @@ class SignalBoard:
         with self._lock:
             return {} if self.transport is None else self.transport.targets()
 
+    def groups_polled(self, round_: GroupsRound) -> None:
+        """One round of the driver's consumer-group poller (a round that failed as a whole
+        is no observation: the source goes stale if none succeeds)."""
+        if self.consumer_groups is None:
+            return
+        with self._lock:
+            self.consumer_groups.observe(round_)
+            if round_.error is None:
+                self._observe("consumer_groups", round_.at_ms / 1000.0)
+
     def signals(self) -> list[Signal]:
         """Every current signal; none of a stale source (see :meth:`stale`)."""
         now = self._clock()
         with self._lock:
             stale = self._stale(now)
+            detectors: list[Any] = [*self.detectors]
+            if self.consumer_groups is not None:
+                detectors.append(self.consumer_groups)
             out = [
                 s
-                for detector in self.detectors
+                for detector in detectors
                 for s in detector.signals(now)
                 if SIGNAL_SOURCE.get(s.name) not in stale
             ]

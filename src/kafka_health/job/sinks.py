@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from kafka_health.config import MonitorConfig
+from kafka_health.consumer_groups.poller import PollerMetrics
 from kafka_health.job.app import MonitorJob, SignalSink
 
 
@@ -30,5 +31,6 @@ def build_sinks(config: MonitorConfig, job: MonitorJob) -> list[Sink]:
     alerts.registry.register(job.parse_counts)
     alerts.registry.register(job.rejected_counts)
     alerts.registry.register(job.codegen_compiles)
+    job.poller_metrics = PollerMetrics(alerts.registry)
     job.health.add_start_hook(alerts.watch_query)
     return [alerts]

@@ -31,7 +31,7 @@ def test_signals_alerts_heartbeat_and_counters(tmp_path: Path) -> None:
     assert reg.get_sample_value("kafka_health_canary_ack_latency_seconds", latency) == 0.02
     active = {
         "alertname": "UnderMinIsr", "severity": "critical", "state": "firing", "broker_id": "1",
-        "exception": "", "kind": "", "query": "", "source": "", "store": "",
+        "exception": "", "group": "", "kind": "", "query": "", "source": "", "store": "",
     }  # fmt: skip
     assert reg.get_sample_value("kafka_health_alert_active", active) == 1
     assert reg.get_sample_value("kafka_health_heartbeat_timestamp_seconds") == T0 + 45
