@@ -12,5 +12,5 @@ from tests.support.job_support import BenchRunner
 
 @pytest.fixture
 def bench_run(kafka_cluster: Any, spark: Any, tmp_path: Path) -> BenchRunner:
-    """Runs of :mod:`kafka_health.dev.fuzz_job`, scaled down, on this test's Kafka and Spark."""
+    """Runs of :mod:`kafka_health.dev.flood_job`, scaled down, on this test's Kafka and Spark."""
     return BenchRunner(kafka_cluster, spark, tmp_path)

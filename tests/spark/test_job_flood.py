@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from kafka_health.dev.fuzz_job import FLOOD_CAP, flood
+from kafka_health.dev.flood_job import FLOOD_CAP, flood
 from tests.support.job_support import BenchRunner
 
 pytestmark = [pytest.mark.integration, pytest.mark.spark]

@@ -71,13 +71,14 @@ def by_name(signals: list[Any], name: str) -> dict[tuple[tuple[str, str], ...], 
 
 
 BenchRun = Callable[[list[str], int, int, Path, Any], dict[str, Any]]
-"""A run of :mod:`kafka_health.dev.fuzz_job` (``fuzz``, ``flood``): bootstrap servers, records,
-seed, a scratch directory and a Spark session; its figures and its checks' verdicts."""
+"""A run of :mod:`kafka_health.dev.fuzz_job` (``fuzz``) or :mod:`kafka_health.dev.flood_job`
+(``flood``): bootstrap servers, records, seed, a scratch directory and a Spark session; its
+figures and its checks' verdicts."""
 
 
 @dataclass(frozen=True)
 class BenchRunner:
-    """Scaled-down runs of :mod:`kafka_health.dev.fuzz_job` on a test's Kafka and Spark."""
+    """Scaled-down runs of `fuzz_job` and `flood_job` on a test's Kafka and Spark."""
 
     kafka_cluster: Any
     spark: Any

@@ -1,5 +1,5 @@
 """A real webhook receiver for the alert delivery tests and the job's label-flood bench
-(:func:`kafka_health.dev.fuzz_job.flood`): http.server on 127.0.0.1 in a thread.
+(:func:`kafka_health.dev.flood_job.flood`): http.server on 127.0.0.1 in a thread.
 
 It behaves as a pager endpoint that dedups by ``Idempotency-Key``: the first request with a key
 is processed, a repeat of it is answered 200 without processing again. ``mode(now)`` decides
