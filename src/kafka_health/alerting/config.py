@@ -189,7 +189,7 @@ class AlertingConfig:
     """A series given by ``submit`` (partial updates) and not reported again for this long is
     gone. The job publishes full snapshots: its series go at once, and a stale source's values
     are left out of them by the job (``signal_stale``)."""
-    group_by: list[str] = field(default_factory=lambda: ["broker_id"])
+    group_by: list[str] = field(default_factory=lambda: ["broker_id", "group"])
     group_wait_s: float = 1.0
     """The first page's wait when a cause could still explain its alerts: a cause seen within
     it is on the first page; one seen later updates the same incident at once."""
