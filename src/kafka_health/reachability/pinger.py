@@ -31,8 +31,8 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Protocol
 
-from kafka_health.config import MonitorConfig
 from kafka_health.kafka_config import KafkaConfig
+from kafka_health.reachability.config import ReachabilityConfig
 from kafka_health.reachability.ping import (
     ANSWERED,
     Address,
@@ -73,6 +73,17 @@ Look = Callable[[], ClusterView]
 """One look at the metadata (brokers, fencing, partitions); raises when none answers."""
 
 
+class PingSettings(Protocol):
+    """The two sections the pings read (``MonitorConfig`` has them): the pings' own settings
+    and the monitored cluster's connection."""
+
+    @property
+    def reachability(self) -> ReachabilityConfig: ...
+
+    @property
+    def kafka(self) -> KafkaConfig: ...
+
+
 class Roster(Protocol):
     """Where the brokers come from and the outcomes go (the job's ``SignalBoard``)."""
 
@@ -89,7 +100,7 @@ class BrokerPings:
 
     def __init__(
         self,
-        config: MonitorConfig,
+        config: PingSettings,
         roster: Roster,
         lister: Lister | None = None,
         pinger: Pinger | None = None,
