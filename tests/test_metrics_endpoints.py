@@ -28,6 +28,7 @@ from kafka_health.metrics_endpoint import MetricsEndpointsConfig, serve_metrics
 from tests.support.system_tools import signed_certificates, tool
 
 PASSWORD = "scrape-secret-7f3a"
+CLUSTER = "metrics-test"
 
 
 @pytest.fixture(scope="module")
@@ -89,11 +90,11 @@ def trusting(pki: Path, client_cert: bool = False) -> ssl.SSLContext:
 def test_https_with_basic_auth_answers_only_the_right_credentials(
     pki: Path, servers: list[Any]
 ) -> None:
-    server, port = serve_metrics(registry(), "127.0.0.1", 0, secured(pki))
+    server, port = serve_metrics(registry(), "127.0.0.1", 0, secured(pki), cluster=CLUSTER)
     servers.append(server)
     url = f"https://127.0.0.1:{port}/metrics"
     status, body = get(url, context=trusting(pki), user="prometheus")
-    assert status == 200 and "kafka_health_test_scrapes_total 1.0" in body
+    assert status == 200 and 'kafka_health_test_scrapes_total{cluster="metrics-test"} 1.0' in body
     assert get(url, context=trusting(pki))[0] == 401, "no credentials"
     assert get(url, context=trusting(pki), user="prometheus", password="wrong")[0] == 401
     assert get(url, context=trusting(pki), user="other")[0] == 401
@@ -106,7 +107,9 @@ def test_https_with_basic_auth_answers_only_the_right_credentials(
 def test_a_silent_client_does_not_hold_back_the_scrapes(pki: Path, servers: list[Any]) -> None:
     """The TLS handshake runs in the request's thread: a connection that never starts one
     (a port scanner, a stuck client) does not block the accepting thread."""
-    server, port = serve_metrics(registry(), "127.0.0.1", 0, secured(pki, auth=False))
+    server, port = serve_metrics(
+        registry(), "127.0.0.1", 0, secured(pki, auth=False), cluster=CLUSTER
+    )
     servers.append(server)
     silent = [socket.create_connection(("127.0.0.1", port)) for _ in range(3)]
     try:
@@ -122,7 +125,9 @@ def test_a_silent_client_does_not_hold_back_the_scrapes(pki: Path, servers: list
 def test_client_certificates_are_required_when_a_client_ca_is_set(
     pki: Path, servers: list[Any]
 ) -> None:
-    server, port = serve_metrics(registry(), "127.0.0.1", 0, secured(pki, client_ca=True))
+    server, port = serve_metrics(
+        registry(), "127.0.0.1", 0, secured(pki, client_ca=True), cluster=CLUSTER
+    )
     servers.append(server)
     url = f"https://127.0.0.1:{port}/metrics"
     assert get(url, context=trusting(pki, client_cert=True), user="prometheus")[0] == 200
@@ -131,7 +136,9 @@ def test_client_certificates_are_required_when_a_client_ca_is_set(
 
 
 def test_the_alert_service_exporter_serves_with_the_sections_security(pki: Path) -> None:
-    exporter = Exporter(ExporterConfig(host="127.0.0.1", port=0), registry(), secured(pki))
+    exporter = Exporter(
+        ExporterConfig(host="127.0.0.1", port=0), registry(), secured(pki), cluster=CLUSTER
+    )
     exporter.start()
     try:
         url = f"https://127.0.0.1:{exporter.port}/metrics"
@@ -146,12 +153,12 @@ def test_files_that_cannot_be_loaded_name_their_key(pki: Path, tmp_path: Path) -
         tls_cert_file=str(tmp_path / "nope.crt"), tls_key_file=str(pki / "server.key")
     )
     with pytest.raises(ConfigError, match=r"metrics_endpoints\.tls_cert_file.*nope\.crt"):
-        serve_metrics(registry(), "127.0.0.1", 0, missing)
+        serve_metrics(registry(), "127.0.0.1", 0, missing, cluster=CLUSTER)
     unset = MetricsEndpointsConfig(
         basic_auth_username="prometheus", basic_auth_password=Secret(env="KH_TEST_UNSET_VAR")
     )
     with pytest.raises(ConfigError, match=r"metrics_endpoints\.basic_auth_password"):
-        serve_metrics(registry(), "127.0.0.1", 0, unset)
+        serve_metrics(registry(), "127.0.0.1", 0, unset, cluster=CLUSTER)
 
 
 def test_a_config_that_half_sets_tls_or_auth_is_refused() -> None:
@@ -177,7 +184,9 @@ def free_port() -> int:
 def test_a_real_prometheus_scrapes_with_the_right_credentials_only(
     pki: Path, servers: list[Any], tmp_path: Path
 ) -> None:
-    server, port = serve_metrics(registry(), "127.0.0.1", 0, secured(pki, client_ca=True))
+    server, port = serve_metrics(
+        registry(), "127.0.0.1", 0, secured(pki, client_ca=True), cluster=CLUSTER
+    )
     servers.append(server)
     tls = {"ca_file": str(pki / "ca.crt"), "cert_file": str(pki / "client.crt"),
            "key_file": str(pki / "client.key")}  # fmt: skip
@@ -229,6 +238,7 @@ def test_a_real_prometheus_scrapes_with_the_right_credentials_only(
         ) as response:
             [series] = json.loads(response.read())["data"]["result"]
         assert series["metric"]["job"] == "right"
+        assert series["metric"]["cluster"] == CLUSTER, "the endpoint's own label, kept"
     finally:
         prometheus.terminate()
         prometheus.wait(10)

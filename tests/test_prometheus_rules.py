@@ -133,3 +133,20 @@ def test_prometheus_rules_match_the_service_rules() -> None:
         for cond in rule.conditions():
             assert (cond.op, cond.threshold) in thresholds, (name, cond.signal)
             assert f"kafka_health_{cond.signal}" in str(prom["expr"]), (name, cond.signal)
+
+
+AGGREGATION = re.compile(r"\b(sum|min|max|avg|count|topk|bottomk|quantile)\s*(by|without)?\s*\(")
+LABEL_LIST = re.compile(r"\b(by|on|without|ignoring)\s*\(([^)]*)\)")
+
+
+@pytest.mark.parametrize("name", sorted(prometheus_rules()))
+def test_every_aggregation_keeps_the_cluster(name: str) -> None:
+    """One Prometheus for many monitored clusters (issue 60.2): every aggregation is
+    ``by (cluster, ...)`` and every match ``on (cluster, ...)``, so two clusters never merge."""
+    expr = str(prometheus_rules()[name]["expr"])
+    for m in AGGREGATION.finditer(expr):
+        assert m.group(2) == "by", f"{name}: {m.group(0)} without by (cluster, ...): {expr}"
+    for m in LABEL_LIST.finditer(expr):
+        assert m.group(1) in ("by", "on"), f"{name}: {m.group(0)}"
+        first = m.group(2).split(",")[0].strip()
+        assert first == "cluster", f"{name}: {m.group(0)}"

@@ -13,8 +13,10 @@ import it; below, each package imports its own section (pyproject.toml's import-
 from __future__ import annotations
 
 import dataclasses
+import logging
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -125,9 +127,11 @@ __all__ = [
     "load_config",
     "parse_config",
     "parse_section",
+    "resolve_cluster_name",
     "to_redacted_dict",
 ]
 
+log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 
@@ -135,7 +139,10 @@ T = TypeVar("T")
 class MonitorConfig:
     """The whole configuration."""
 
-    cluster_name: str = "local"
+    cluster_name: str = ""
+    """The ``cluster`` label of every series, alert and checkpoint folder. Empty: the monitored
+    cluster's id, asked once when a process starts (:func:`resolve_cluster_name`); the local
+    dev cluster's is ``local``."""
     kafka: KafkaConfig = field(default_factory=KafkaConfig)
     transport: TransportConfig = field(default_factory=TransportConfig)
     topics: TopicsConfig = field(default_factory=TopicsConfig)
@@ -152,7 +159,7 @@ class MonitorConfig:
     metrics_endpoints: MetricsEndpointsConfig = field(default_factory=MetricsEndpointsConfig)
 
     def check(self, path: str) -> list[ConfigProblem]:
-        if not re.fullmatch(r"[A-Za-z0-9_.-]+", self.cluster_name):
+        if self.cluster_name and not re.fullmatch(r"[A-Za-z0-9_.-]+", self.cluster_name):
             return [ConfigProblem(join_path(path, "cluster_name"), "only letters, digits, _ . -")]
         return []
 
@@ -229,3 +236,54 @@ def from_mapping(raw: Any) -> MonitorConfig:
         raise ConfigError(problems)
     assert isinstance(config, MonitorConfig)
     return config
+
+
+DEV_CLUSTER_NAME = "local"
+"""``cluster_name`` when it is not set and the monitor watches the local dev cluster."""
+
+
+def resolve_cluster_name(
+    config: MonitorConfig, cluster_id: Callable[[KafkaConfig], str] | None = None
+) -> MonitorConfig:
+    """``config`` with its ``cluster_name`` set: as configured, else the monitored cluster's id
+    (``DescribeCluster``, once: a name that changed while running would split the series),
+    else, without bootstrap servers (the dev cluster), ``local``. A cluster that cannot be
+    asked at start (down, refusing the login) must still be watched, and paged about: the
+    name is then its first bootstrap server's (:func:`bootstrap_cluster_name`), with a warning
+    naming ``cluster_name``; set it so the name never depends on the cluster at start."""
+    if config.cluster_name:
+        return config
+    if not config.kafka.bootstrap_servers:
+        return dataclasses.replace(config, cluster_name=DEV_CLUSTER_NAME)
+    ask = cluster_id or described_cluster_id
+    try:
+        found = ask(config.kafka)
+        why = f"its id {found!r} is not a usable name"
+    except Exception as exc:  # NoBrokersAvailable, timeouts, authentication...
+        found, why = "", f"its id cannot be read ({type(exc).__name__})"
+    if found and re.fullmatch(r"[A-Za-z0-9_.-]+", found):
+        return dataclasses.replace(config, cluster_name=found)
+    fallback = bootstrap_cluster_name(config.kafka)
+    log.warning("cluster_name is not set and the monitored cluster's %s: named %r after its "
+                "first bootstrap server; set cluster_name", why, fallback)  # fmt: skip
+    return dataclasses.replace(config, cluster_name=fallback)
+
+
+def bootstrap_cluster_name(kafka: KafkaConfig) -> str:
+    """A name from the first bootstrap server (``host:port`` -> ``host_port``), kept to the
+    characters a cluster name may hold."""
+    first = kafka.bootstrap_servers[0] if kafka.bootstrap_servers else DEV_CLUSTER_NAME
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", first)[:100] or DEV_CLUSTER_NAME
+
+
+def described_cluster_id(kafka: KafkaConfig) -> str:
+    """The cluster's id from ``DescribeCluster`` (kafka-python's admin client)."""
+    from kafka import KafkaAdminClient
+
+    from kafka_health.kafka_clients import admin_options
+
+    admin = KafkaAdminClient(**admin_options(kafka, "kafka-health-cluster-id", 30.0))
+    try:
+        return str(admin.describe_cluster().get("cluster_id") or "")
+    finally:
+        admin.close()

@@ -10,6 +10,13 @@ cannot stop every scrape. Nor can many such clients: a connection takes a thread
 has spoken, from a pool of ``MAX_CONNECTION_THREADS`` (:mod:`kafka_health.connection_gate`).
 prometheus-client has no server-side basic auth; it is a small WSGI wrapper here
 (Prometheus's own ``web.config.file`` offers the same pair).
+
+Every series an endpoint serves carries ``cluster="<cluster_name>"`` (one monitor per
+cluster, one Prometheus for many): prometheus-client has no constant labels on a registry, so
+the endpoint serves a view of it (:class:`ClusterLabelled`) that adds the label to every sample
+at scrape time, counters' and histograms' included. The registries themselves stay without
+it: the code that reads them back (and the tests' ``get_sample_value``) sees the labels the
+call sites set.
 """
 
 from __future__ import annotations
@@ -22,13 +29,15 @@ import logging
 import socket
 import ssl
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 from wsgiref.simple_server import WSGIRequestHandler, make_server
 
 from prometheus_client import CollectorRegistry, make_wsgi_app
 from prometheus_client.exposition import ThreadingWSGIServer
+from prometheus_client.metrics_core import Metric
+from prometheus_client.registry import RestrictedRegistry
 
 from kafka_health.configuration.secrets import Secret
 from kafka_health.connection_gate import ConnectionGate
@@ -37,6 +46,7 @@ from kafka_health.errors import ConfigError, ConfigProblem
 log = logging.getLogger(__name__)
 
 SECTION = "metrics_endpoints"
+CLUSTER_LABEL = "cluster"
 HANDSHAKE_TIMEOUT_S = 10.0
 """A scrape's connection may stay silent this long (TLS handshake, request) before it is closed."""
 MAX_CONNECTION_THREADS = 8
@@ -129,6 +139,40 @@ class _QuietHandler(WSGIRequestHandler):
         return
 
 
+class ClusterLabelled(CollectorRegistry):
+    """A read-only view of ``registry`` whose every sample carries ``cluster="<name>"``: what
+    a /metrics endpoint and a Pushgateway push expose. A sample that already has a
+    ``cluster`` label keeps its own."""
+
+    def __init__(self, registry: CollectorRegistry | RestrictedRegistry, cluster: str) -> None:
+        super().__init__()
+        self.inner = registry
+        self.cluster = cluster
+
+    def register(self, collector: Any) -> None:
+        raise TypeError("a labelled view: register with the registry it shows")
+
+    def collect(self) -> Iterator[Metric]:
+        for metric in self.inner.collect():
+            yield with_label(metric, CLUSTER_LABEL, self.cluster)
+
+    def restricted_registry(self, names: Iterable[str]) -> Any:
+        """The ``name[]`` filter of a scrape, on the registry shown."""
+        inner = self.inner
+        assert isinstance(inner, CollectorRegistry)
+        return ClusterLabelled(inner.restricted_registry(names), self.cluster)
+
+
+def with_label(metric: Metric, name: str, value: str) -> Metric:
+    """``metric`` with ``name="value"`` on each sample that does not have the label yet."""
+    labelled = Metric(metric.name, metric.documentation, metric.type, metric.unit)
+    labelled.samples = [
+        s if name in s.labels else s._replace(labels={name: value, **s.labels})
+        for s in metric.samples
+    ]
+    return labelled
+
+
 def tls_context(config: MetricsEndpointsConfig) -> ssl.SSLContext:
     """The server's TLS context; a file that cannot be loaded is a ``ConfigError`` naming it."""
     assert config.tls_cert_file is not None and config.tls_key_file is not None
@@ -154,10 +198,11 @@ def tls_context(config: MetricsEndpointsConfig) -> ssl.SSLContext:
 
 
 def metrics_app(
-    registry: CollectorRegistry, config: MetricsEndpointsConfig
+    registry: CollectorRegistry, config: MetricsEndpointsConfig, cluster: str
 ) -> Callable[..., Iterable[bytes]]:
-    """prometheus-client's exposition app, behind basic auth when it is configured."""
-    app: Callable[..., Iterable[bytes]] = make_wsgi_app(registry)
+    """prometheus-client's exposition app of ``registry`` with ``cluster`` on every series,
+    behind basic auth when it is configured."""
+    app: Callable[..., Iterable[bytes]] = make_wsgi_app(ClusterLabelled(registry, cluster))
     if config.basic_auth_username is None or config.basic_auth_password is None:
         return app
     try:
@@ -176,11 +221,14 @@ def serve_metrics(
     host: str,
     port: int,
     config: MetricsEndpointsConfig | None = None,
+    *,
+    cluster: str,
 ) -> tuple[Any, int]:
-    """Serve ``registry`` on ``host:port`` (0: a free port) in a daemon thread; return the
-    server (``shutdown()`` stops it) and the bound port."""
+    """Serve ``registry`` on ``host:port`` (0: a free port) in a daemon thread, every series
+    labelled ``cluster="<cluster>"``; return the server (``shutdown()`` stops it) and the
+    bound port."""
     config = config or MetricsEndpointsConfig()
-    app = metrics_app(registry, config)
+    app = metrics_app(registry, config, cluster)
     context = tls_context(config) if config.tls else None
 
     class Server(ThreadingWSGIServer):

@@ -217,9 +217,9 @@ def test_a_failed_push_logs_scheme_host_and_port_only(
     monkeypatch.setenv("KH_PGW", url.format(port=port))
     config = ExporterConfig(port=None, pushgateway_url=url.format(port=port))
     with caplog.at_level(logging.WARNING):
-        Exporter(config, CollectorRegistry()).push({"instance": "a"})  # a plain URL
+        Exporter(config, CollectorRegistry(), cluster="t").push({"instance": "a"})  # a plain URL
         Exporter(ExporterConfig(port=None, pushgateway_url=Secret(env="KH_PGW")),
-                 CollectorRegistry()).push({"instance": "a"})  # fmt: skip
+                 CollectorRegistry(), cluster="t").push({"instance": "a"})  # fmt: skip
     assert len(caplog.records) == 2, caplog.text
     assert f"push to http://127.0.0.1:{port} failed" in caplog.records[0].getMessage()
     assert TOKEN not in caplog.text and PASSWORD not in caplog.text

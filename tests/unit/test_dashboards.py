@@ -19,7 +19,6 @@ from typing import Any
 
 import pytest
 import yaml
-from prometheus_client import start_http_server
 from tests.support.system_tools import run, tool
 from tests.unit.dashboard_support import (
     DASHBOARD,
@@ -275,9 +274,8 @@ class Prometheus:
             "scrape_configs": [
                 {
                     "job_name": job,
-                    "static_configs": [
-                        {"targets": [f"127.0.0.1:{port}"], "labels": {"cluster": CLUSTER}}
-                    ],
+                    # No target label: each endpoint labels its series `cluster` itself.
+                    "static_configs": [{"targets": [f"127.0.0.1:{port}"]}],
                 }
                 for job, port in targets.items()
             ],
@@ -372,11 +370,11 @@ def test_every_query_returns_data_from_a_real_prometheus(
     servers.append(service.exporter.stop)
     # The canary's /metrics (with the prober's) and the shipper's, served as they serve them.
     canary_reg, canary, prober = canary_registry()
-    canary_server, canary_port = serve_metrics(canary_reg, "127.0.0.1", 0)
+    canary_server, canary_port = serve_metrics(canary_reg, "127.0.0.1", 0, cluster=CLUSTER)
     servers.append(canary_server.shutdown)
     canary.track_buffer(lambda: 3, lambda: 300)
     shipper = ShipperMetrics()
-    shipper_server, _thread = start_http_server(0, "127.0.0.1", registry=shipper.registry)
+    shipper_server, shipper_port = serve_metrics(shipper.registry, "127.0.0.1", 0, cluster=CLUSTER)
     servers.append(shipper_server.shutdown)
     shipper.declare_file("1", "server", "/var/log/kafka/server.log")
     for query in QUERY_NAMES:
@@ -388,7 +386,7 @@ def test_every_query_returns_data_from_a_real_prometheus(
         {
             "job": service.exporter.port,
             "canary": canary_port,
-            "shipper": int(shipper_server.server_port),
+            "shipper": shipper_port,
         },
     )
     servers.append(prometheus.stop)

@@ -42,13 +42,13 @@ def test_many_idle_connections_do_not_take_a_thread_each_and_metrics_answers() -
     registry = CollectorRegistry()
     Counter("kh_gate_test", "a counter", registry=registry).inc()
     before = threading.active_count()
-    server, port = serve_metrics(registry, "127.0.0.1", 0)
+    server, port = serve_metrics(registry, "127.0.0.1", 0, cluster="t")
     idle: list[socket.socket] = []
     try:
         idle = [socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(IDLE)]
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as answer:
             assert answer.status == 200
-            assert b"kh_gate_test_total 1.0" in answer.read()
+            assert b'kh_gate_test_total{cluster="t"} 1.0' in answer.read()
         # Accepted in order: the scrape was served after every idle connection was taken.
         assert threading.active_count() - before <= MAX_CONNECTION_THREADS + 2
         expected_closed = IDLE - MAX_WAITING_CONNECTIONS + 1  # the scrape's waited too

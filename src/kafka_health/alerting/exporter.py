@@ -7,6 +7,9 @@ counted in ``kafka_health_exporter_series_dropped``). The same cap already appli
 series enter the signal store: the series it refused are counted in
 ``kafka_health_signal_series_dropped_total{signal}``, and the alerts the engine's per-rule cap
 refused in ``kafka_health_alerts_dropped_total{rule}``.
+
+Every series the endpoint serves and the Pushgateway gets carries ``cluster="<cluster_name>"``
+(:class:`~kafka_health.metrics_endpoint.ClusterLabelled`).
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from kafka_health.alerting.config import ExporterConfig
 from kafka_health.configuration.redact import safe_url
 from kafka_health.configuration.secrets import resolve_value
 from kafka_health.errors import ConfigError
-from kafka_health.metrics_endpoint import MetricsEndpointsConfig, serve_metrics
+from kafka_health.metrics_endpoint import ClusterLabelled, MetricsEndpointsConfig, serve_metrics
 from kafka_health.model import SIGNALS, Signal
 
 log = logging.getLogger(__name__)
@@ -150,9 +153,12 @@ class Exporter:
         config: ExporterConfig,
         registry: CollectorRegistry,
         endpoints: MetricsEndpointsConfig | None = None,
+        *,
+        cluster: str,
     ) -> None:
         self.config = config
         self.registry = registry
+        self.cluster = cluster
         self.endpoints = endpoints or MetricsEndpointsConfig()
         self._server: Any = None
         self.port: int | None = None
@@ -161,8 +167,9 @@ class Exporter:
         if self.config.port is None:
             return
         self._server, self.port = serve_metrics(
-            self.registry, self.config.host, self.config.port, self.endpoints
-        )
+            self.registry, self.config.host, self.config.port, self.endpoints,
+            cluster=self.cluster,
+        )  # fmt: skip
 
     def stop(self) -> None:
         if self._server is not None:
@@ -184,7 +191,7 @@ class Exporter:
             pushadd_to_gateway(
                 url,
                 job=self.config.push_job,
-                registry=self.registry,
+                registry=ClusterLabelled(self.registry, self.cluster),
                 grouping_key=grouping_key,
                 timeout=5,
             )

@@ -168,7 +168,7 @@ class AlertService:
         self.registry.register(
             HealthCollector(self.snapshot, config.exporter.max_series_per_signal)
         )
-        self.exporter = Exporter(config.exporter, self.registry, endpoints)
+        self.exporter = Exporter(config.exporter, self.registry, endpoints, cluster=cluster)
         self.writes = StateWrites()
         """Which state files the disk refuses (``MonitorStateNotWritable``)."""
         self.nflog: NotifyLog | None = None

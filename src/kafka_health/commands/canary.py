@@ -12,11 +12,12 @@ import logging
 import signal
 import sys
 import threading
+from dataclasses import replace
 from pathlib import Path
 from types import FrameType
 
 from kafka_health.commands.config_args import add_config_argument, config_from_args
-from kafka_health.config import MonitorConfig
+from kafka_health.config import DEV_CLUSTER_NAME, MonitorConfig, resolve_cluster_name
 from kafka_health.kafka_access import refused_access
 
 NAME = "canary"
@@ -43,6 +44,7 @@ def run(args: argparse.Namespace) -> int:
     if refused is not None:
         print(refused, file=sys.stderr)
         return 2
+    config = resolve_cluster_name(config)  # the `cluster` label of its /metrics
     service = CanaryService(config, cluster_state=False if args.no_cluster_state else None)
     service.start()
     if service.metrics_port is not None:
@@ -55,7 +57,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def with_cluster(config: MonitorConfig) -> MonitorConfig | None:
-    """The config, pointed at the local dev cluster when it names no bootstrap servers."""
+    """The config, pointed at the local dev cluster when it names no bootstrap servers (then
+    named ``local`` unless ``cluster_name`` is set)."""
     if config.kafka.bootstrap_servers:
         return config
     from kafka_health.dev.devcluster import DevClusterError, LocalCluster
@@ -68,7 +71,8 @@ def with_cluster(config: MonitorConfig) -> MonitorConfig | None:
             file=sys.stderr,
         )
         return None
-    return config.with_bootstrap(cluster.bootstrap_servers)
+    named = config if config.cluster_name else replace(config, cluster_name=DEV_CLUSTER_NAME)
+    return named.with_bootstrap(cluster.bootstrap_servers)
 
 
 def wait_for_signal(duration_s: float | None) -> None:

@@ -9,6 +9,7 @@ import sys
 
 from kafka_health.commands.canary import wait_for_signal, with_cluster
 from kafka_health.commands.config_args import add_config_argument, config_from_args
+from kafka_health.config import resolve_cluster_name
 from kafka_health.kafka_access import refused_access
 
 NAME = "cluster-state"
@@ -34,6 +35,7 @@ def run(args: argparse.Namespace) -> int:
     if refused is not None:
         print(refused, file=sys.stderr)
         return 2
+    config = resolve_cluster_name(config)  # the `cluster` label of its /metrics
     registry = CollectorRegistry()
     service = ClusterStateService(config, registry)
     if args.once:
@@ -49,8 +51,9 @@ def run(args: argparse.Namespace) -> int:
     if settings.metrics_port is not None:
         endpoints = config.metrics_endpoints
         server, port = serve_metrics(
-            registry, settings.metrics_host, settings.metrics_port, endpoints
-        )
+            registry, settings.metrics_host, settings.metrics_port, endpoints,
+            cluster=config.cluster_name,
+        )  # fmt: skip
         print(f"cluster-state metrics: {endpoints.scheme}://{settings.metrics_host}:{port}/metrics")
     service.start()
     try:

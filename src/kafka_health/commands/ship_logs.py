@@ -6,10 +6,12 @@ import argparse
 import signal
 import sys
 import threading
+from dataclasses import replace
 from pathlib import Path
 from types import FrameType
 
 from kafka_health.commands.config_args import add_config_argument, config_from_args
+from kafka_health.config import DEV_CLUSTER_NAME, resolve_cluster_name
 from kafka_health.dev.devcluster import DevClusterError, LocalCluster
 from kafka_health.kafka_access import refused_access
 
@@ -39,6 +41,15 @@ def run(args: argparse.Namespace) -> int:
             print(f"ship-logs: {exc}", file=sys.stderr)
             return 1
         config = shipper_config_for(cluster, config, metrics_port=config.shipper.metrics_port)
+        if not config.cluster_name:
+            config = replace(config, cluster_name=DEV_CLUSTER_NAME)
+    elif not config.cluster_name and not config.kafka.bootstrap_servers:
+        print(
+            "ship-logs: set cluster_name (the `cluster` label of its /metrics), or "
+            "kafka.bootstrap_servers to read the monitored cluster's id",
+            file=sys.stderr,
+        )
+        return 2
     if not config.shipper.brokers:
         print("ship-logs: shipper.brokers lists no broker: nothing to ship", file=sys.stderr)
         return 2
@@ -55,6 +66,8 @@ def run(args: argparse.Namespace) -> int:
         print(refused, file=sys.stderr)
         return 2
     from kafka_health.services.shipper import run_shipper
+
+    config = resolve_cluster_name(config)  # the `cluster` label of its /metrics
 
     stop = threading.Event()
 

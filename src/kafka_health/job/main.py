@@ -10,7 +10,7 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
-from kafka_health.config import MonitorConfig, load_config
+from kafka_health.config import MonitorConfig, load_config, resolve_cluster_name
 from kafka_health.errors import ConfigError, ConfigProblem, StateFormatError
 from kafka_health.kafka_access import refused_access
 from kafka_health.logs import configure_logging
@@ -33,6 +33,7 @@ def run(config: MonitorConfig, stop: threading.Event | None = None) -> int:
     if refused is not None:
         print(f"kafka-health {refused}", file=sys.stderr)
         return 2
+    config = resolve_cluster_name(config)  # before anything is named or labelled by it
     spark = build_spark_session(config.spark)
     if stop is None:  # after the session: PySpark installs a SIGINT handler of its own
         stop = threading.Event()

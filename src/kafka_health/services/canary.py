@@ -172,7 +172,7 @@ class CanaryService:
         if canary.metrics_port is not None:
             self._server, self.metrics_port = serve_metrics(
                 self.registry, canary.metrics_host, canary.metrics_port,
-                self.config.metrics_endpoints,
+                self.config.metrics_endpoints, cluster=self.config.cluster_name,
             )  # fmt: skip
         self._spawn("publisher", lambda stop: self.publisher.run(stop))
         if canary.manage_topic:

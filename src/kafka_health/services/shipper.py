@@ -35,7 +35,7 @@ def run_shipper(
     if settings.metrics_port is not None:
         server, port = serve_metrics(
             metrics.registry, settings.metrics_host, settings.metrics_port,
-            config.metrics_endpoints,
+            config.metrics_endpoints, cluster=config.cluster_name,
         )  # fmt: skip
         if on_metrics_port is not None:
             on_metrics_port(port)

@@ -70,7 +70,7 @@ def test_metrics_endpoint_serves_on_a_free_port(tmp_path: Path) -> None:
             body = resp.read().decode()
     finally:
         h.service.exporter.stop()
-    assert 'kafka_health_full_gc_count{broker_id="3"} 1.0' in body
+    assert 'kafka_health_full_gc_count{broker_id="3",cluster="test"} 1.0' in body
 
 
 def test_metrics_endpoints_listen_on_loopback_unless_told_otherwise() -> None:
@@ -83,7 +83,7 @@ def test_metrics_endpoints_listen_on_loopback_unless_told_otherwise() -> None:
 
     assert {CanaryConfig().metrics_host, ClusterStateConfig().metrics_host,
             ShipperConfig().metrics_host} == {"127.0.0.1"}  # fmt: skip
-    exporter = Exporter(ExporterConfig(port=0), CollectorRegistry())
+    exporter = Exporter(ExporterConfig(port=0), CollectorRegistry(), cluster="t")
     exporter.start()
     try:
         assert exporter.port is not None
