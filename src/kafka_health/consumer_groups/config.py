@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from kafka_health.errors import ConfigProblem
 
 SEVERITIES = ("info", "warning", "critical")
+MAX_MEMO = 100_000
+"""Group ids whose watched-or-not answer is remembered (then forgotten all at once)."""
 LABEL_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*")
 RESERVED_LABELS = frozenset(
     {"alertname", "severity", "cluster", "broker_id", "topic", "partition", "group", "verdict"}
@@ -115,14 +117,48 @@ class ConsumerGroupsConfig:
         return problems
 
     def watched(self, group: str) -> bool:
-        """Whether ``group`` is watched: some ``include`` matches it whole and no ``exclude``."""
-        return any(re.fullmatch(p, group) for p in self.include) and not any(
-            re.fullmatch(p, group) for p in self.exclude
-        )
+        """Whether ``group`` is watched: some ``include`` matches it whole and no ``exclude``
+        (remembered per group id: a round asks it of every listed group)."""
+        memo: dict[str, bool] | None = self.__dict__.get("_watched")
+        if memo is None:
+            memo = {}
+            object.__setattr__(self, "_watched", memo)  # not a field: no part of equality
+        known = memo.get(group)
+        if known is None:
+            include, exclude, _ = self._compiled()
+            known = any(p.fullmatch(group) for p in include) and not any(
+                p.fullmatch(group) for p in exclude
+            )
+            if len(memo) >= MAX_MEMO:
+                memo.clear()
+            memo[group] = known
+        return known
 
     def objective(self, group: str) -> GroupObjective:
         """The first objective whose ``match`` matches ``group`` whole, else the default."""
-        for objective in self.objectives:
-            if re.fullmatch(objective.match, group):
+        for pattern, objective in self._compiled()[2]:
+            if pattern.fullmatch(group):
                 return objective
         return self.default_objective
+
+    def _compiled(
+        self,
+    ) -> tuple[
+        list[re.Pattern[str]], list[re.Pattern[str]], list[tuple[re.Pattern[str], GroupObjective]]
+    ]:
+        compiled: (
+            tuple[
+                list[re.Pattern[str]],
+                list[re.Pattern[str]],
+                list[tuple[re.Pattern[str], GroupObjective]],
+            ]
+            | None
+        ) = self.__dict__.get("_patterns")
+        if compiled is None:
+            compiled = (
+                [re.compile(p) for p in self.include],
+                [re.compile(p) for p in self.exclude],
+                [(re.compile(o.match), o) for o in self.objectives],
+            )
+            object.__setattr__(self, "_patterns", compiled)
+        return compiled

@@ -38,7 +38,7 @@ from kafka_health.consumer_groups.observation import PartitionOffsets
 Key = tuple[str, int]
 
 
-@dataclass
+@dataclass(slots=True)
 class _Series:
     """One partition's samples, oldest first: log end offsets never decrease."""
 
@@ -104,7 +104,8 @@ class LagTable:
         else:
             offsets.append(log_end)
             times.append(now)
-        self._expire(series, now)
+        if len(times) > 2 and times[1] < now - self.horizon_s:
+            self._expire(series, now)
         if len(offsets) > self.max_samples:
             _thin(series, now, self.max_samples * 3 // 4)
 
@@ -136,26 +137,52 @@ class LagTable:
     ) -> LagEstimate:
         """The time lag of ``p``'s committed offset at ``now`` (see the module docstring);
         ``record_time``: the epoch-second timestamp of the next unread record, when known."""
-        if p.committed is None or p.log_end is None:
-            return LagEstimate(None, "unknown")
-        next_unread = max(p.committed, p.log_start or 0)
-        if next_unread >= p.log_end:
-            return LagEstimate(0.0, "caught_up")
-        series = self._series.get((p.topic, p.partition))
-        offsets = list(series.offsets) if series else []
-        times = list(series.times) if series else []
-        if not offsets or offsets[-1] < p.log_end:
-            offsets.append(p.log_end)  # the current log end is the newest sample
-            times.append(now)
+        lag_s, basis = self.lag_of(
+            p.topic, p.partition, p.committed, p.log_start, p.log_end, now, record_time
+        )
+        return LagEstimate(lag_s, basis)
+
+    def lag_of(
+        self,
+        topic: str,
+        partition: int,
+        committed: int | None,
+        log_start: int | None,
+        log_end: int | None,
+        now: float,
+        record_time: float | None = None,
+    ) -> tuple[float | None, str]:
+        """:meth:`estimate` of the partition's offsets given apart, as ``(lag_s, basis)``."""
+        if committed is None or log_end is None:
+            return None, "unknown"
+        next_unread = max(committed, log_start or 0)
+        if next_unread >= log_end:
+            return 0.0, "caught_up"
+        series = self._series.get((topic, partition))
         target = next_unread + 1  # the log end offset once that record was written
+        if series is None or not series.offsets:
+            offsets: list[int] = []
+            times: list[float] = []
+        else:
+            offsets, times = series.offsets, series.times
+        # The current log end at ``now`` is the newest sample, unless the table has it already.
+        n = len(offsets)
+        newest = n == 0 or offsets[-1] < log_end
         j = bisect.bisect_left(offsets, target)
-        if j == 0 or j == len(offsets):
+        if j == n and newest:  # between the table's newest sample and the current log end
+            if n == 0:
+                j = 0
+            else:
+                o0, t0 = offsets[-1], times[-1]
+                written = t0 + (target - o0) / (log_end - o0) * (now - t0)
+                return max(0.0, now - written), "interpolated"
+        if j == 0 or j == n:
             if record_time is not None:
-                return LagEstimate(max(0.0, now - record_time), "timestamp")
-            return LagEstimate(max(0.0, now - times[0]), "extrapolated")
+                return max(0.0, now - record_time), "timestamp"
+            return max(0.0, now - (times[0] if n else now)), "extrapolated"
         o0, o1, t0, t1 = offsets[j - 1], offsets[j], times[j - 1], times[j]
         written = t0 + (target - o0) / (o1 - o0) * (t1 - t0)
-        return LagEstimate(max(0.0, now - written), "interpolated")
+        return max(0.0, now - written), "interpolated"
 
 
 def _thin(series: _Series, now: float, target: int) -> None:

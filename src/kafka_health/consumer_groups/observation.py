@@ -10,6 +10,11 @@ partition's (log end offset, time) samples (:mod:`kafka_health.consumer_groups.l
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+_new = object.__new__
+_set_dict = object.__setattr__
 
 LAG_BASES = ("caught_up", "interpolated", "extrapolated", "unknown", "timestamp")
 """How ``lag_s`` was found: nothing unread (0 s); between two samples of the log end offset;
@@ -37,7 +42,30 @@ class PartitionOffsets:
     lag_s: float | None = None
     lag_basis: str = "unknown"
 
-    @property
+    @classmethod
+    def fast(
+        cls,
+        topic: str,
+        partition: int,
+        committed: int | None,
+        log_start: int | None,
+        log_end: int | None,
+        leader: int | None = None,
+        lag_s: float | None = None,
+        lag_basis: str = "unknown",
+    ) -> PartitionOffsets:
+        """The same as the constructor, in half its time (a round makes one a partition),
+        ``lag`` computed at once."""
+        lag = None if committed is None or log_end is None else max(0, log_end - committed)
+        out = _new(cls)
+        _set_dict(out, "__dict__", {
+            "topic": topic, "partition": partition, "committed": committed,
+            "log_start": log_start, "log_end": log_end, "leader": leader, "lag_s": lag_s,
+            "lag_basis": lag_basis, "lag": lag,
+        })  # fmt: skip
+        return out
+
+    @cached_property
     def lag(self) -> int | None:
         """Records written and not yet consumed (log end - committed, never below 0)."""
         if self.committed is None or self.log_end is None:
@@ -78,16 +106,25 @@ class GroupObservation:
     partitions: tuple[PartitionOffsets, ...] = ()
     error: str | None = None
 
-    @property
+    @cached_property
     def lag(self) -> int:
         """Records behind, summed over its partitions."""
         return sum(p.lag or 0 for p in self.partitions)
 
-    @property
+    @cached_property
     def max_lag_s(self) -> float | None:
         """The largest time lag of its partitions (None when none is known)."""
         known = [p.lag_s for p in self.partitions if p.lag_s is not None]
         return max(known) if known else None
+
+    def with_partitions(self, partitions: tuple[PartitionOffsets, ...]) -> GroupObservation:
+        """This observation with other ``partitions`` (``dataclasses.replace``, faster)."""
+        out = _new(type(self))
+        values: dict[str, Any] = {**self.__dict__, "partitions": partitions}
+        values.pop("lag", None)
+        values.pop("max_lag_s", None)
+        _set_dict(out, "__dict__", values)
+        return out
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,11 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from kafka_health.clock import SYSTEM_CLOCK, Clock, run_every
 from kafka_health.consumer_groups.config import ConsumerGroupsConfig
 from kafka_health.consumer_groups.lag import LagTable
-from kafka_health.consumer_groups.observation import GroupObservation, GroupsRound
+from kafka_health.consumer_groups.observation import (
+    GroupObservation,
+    GroupsRound,
+    PartitionOffsets,
+)
 from kafka_health.consumer_groups.source import GroupsSource, why
 
 log = logging.getLogger(__name__)
@@ -100,20 +104,26 @@ class GroupsPoller:
         self, groups: tuple[GroupObservation, ...], now: float
     ) -> tuple[GroupObservation, ...]:
         """Record every partition's log end (once), then set each partition's time lag."""
-        ends = {
-            (p.topic, p.partition): p.log_end
-            for g in groups
-            for p in g.partitions
-            if p.log_end is not None
-        }
-        self.table.record_all(((t, p, end) for (t, p), end in ends.items()), now)
+        ends: dict[tuple[str, int], int] = {}
+        for g in groups:
+            for p in g.partitions:
+                if p.log_end is not None:
+                    ends[(p.topic, p.partition)] = p.log_end
+        record = self.table.record
+        for (topic, partition), end in ends.items():
+            record(topic, partition, end, now)
+        self.table.forget(now)
+        lag_of = self.table.lag_of
+        make = PartitionOffsets.fast
         out = []
         for g in groups:
             parts = []
             for p in g.partitions:
-                est = self.table.estimate(p, now)
-                parts.append(dataclasses.replace(p, lag_s=est.lag_s, lag_basis=est.basis))
-            out.append(dataclasses.replace(g, partitions=tuple(parts)))
+                lag_s, basis = lag_of(p.topic, p.partition, p.committed, p.log_start, p.log_end,
+                                      now)  # fmt: skip
+                parts.append(make(p.topic, p.partition, p.committed, p.log_start, p.log_end,
+                                  p.leader, lag_s, basis))  # fmt: skip
+            out.append(g.with_partitions(tuple(parts)))
         return tuple(out)
 
     def _count(self, result: GroupsRound) -> None:

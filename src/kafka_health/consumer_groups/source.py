@@ -216,7 +216,8 @@ class _Round:
         await self.describe([x for x in chosen if x.coordinator not in unlisted], described)
         read: set[TP] = set()
         for d in described.values():
-            read |= d.assigned | set(d.committed)
+            read.update(d.assigned)
+            read.update(d.committed)
         leaders, starts, ends = await self.log_offsets(read)
         groups = tuple(
             _observation(x, described[x.group], leaders, starts, ends, at_ms) for x in chosen
@@ -302,7 +303,6 @@ class _Round:
         self, read: set[TP]
     ) -> tuple[dict[TP, int | None], dict[TP, int], dict[TP, int]]:
         """Leaders, log start and log end offsets of ``read``, ListOffsets per leader."""
-        from kafka import TopicPartition
         from kafka.protocol.consumer import OffsetSpec
 
         leaders: dict[TP, int | None] = {}
@@ -310,8 +310,9 @@ class _Round:
             return leaders, {}, {}
         meta = await self.admin._get_cluster_metadata(sorted({t for t, _ in read}))
         for topic in meta["topics"]:
+            name = topic["name"]
             for p in topic.get("partitions") or ():
-                key = (topic["name"], int(p["partition_index"]))
+                key = (name, int(p["partition_index"]))
                 if key in read:
                     node = int(p["leader_id"])
                     leaders[key] = node if node >= 0 and not p.get("error_code") else None
@@ -322,11 +323,9 @@ class _Round:
         requests: list[tuple[OffsetSpec, int, Any]] = []
         for leader, keys in by_leader.items():
             for start in range(0, len(keys), BATCH_PARTITIONS):
+                chunk = keys[start : start + BATCH_PARTITIONS]
                 for spec in (OffsetSpec.EARLIEST, OffsetSpec.LATEST):
-                    chunk = keys[start : start + BATCH_PARTITIONS]
-                    specs = {TopicPartition(t, p): spec for t, p in chunk}
-                    req = self.admin._list_partition_offsets_request(specs, 0)
-                    requests.append((spec, leader, req))
+                    requests.append((spec, leader, _offsets_request(chunk, spec)))
         answers = await _exchange(self.send, [(node, req) for _, node, req in requests])
         starts: dict[TP, int] = {}
         ends: dict[TP, int] = {}
@@ -336,10 +335,35 @@ class _Round:
                 continue
             into = starts if spec == OffsetSpec.EARLIEST else ends
             for topic in answer.topics:
+                name = topic.name
                 for p in topic.partitions:
                     if not p.error_code and p.offset >= 0:
-                        into[(topic.name, p.partition_index)] = p.offset
+                        into[(name, p.partition_index)] = p.offset
         return leaders, starts, ends
+
+
+_PARTITION_SPECS: dict[tuple[int, int], Any] = {}
+"""ListOffsets' partition entries by (partition, spec): a request's are built once (they hold
+no topic, and a request's encoding only reads them)."""
+
+
+def _offsets_request(keys: list[TP], spec: Any) -> Any:
+    """A ListOffsets request for ``spec`` (earliest or latest) of ``keys``, read uncommitted,
+    as kafka-python's admin builds it, without its per-partition objects."""
+    from kafka.protocol.consumer import ListOffsetsRequest
+
+    topic_type = ListOffsetsRequest.ListOffsetsTopic
+    partition_type = topic_type.ListOffsetsPartition
+    by_topic: dict[str, list[Any]] = defaultdict(list)
+    made = _PARTITION_SPECS
+    for topic, partition in keys:
+        entry = made.get((partition, spec))
+        if entry is None:
+            entry = made[(partition, spec)] = partition_type(partition_index=partition,
+                                                             timestamp=spec)  # fmt: skip
+        by_topic[topic].append(entry)
+    topics = [topic_type(name=name, partitions=parts) for name, parts in by_topic.items()]
+    return ListOffsetsRequest(isolation_level=0, topics=topics, min_version=0)
 
 
 def _read_description(kind: str, answer: Any, out: dict[str, Described]) -> None:
@@ -366,16 +390,32 @@ def _read_description(kind: str, answer: Any, out: dict[str, Described]) -> None
                 d.assigned.update(_classic_assignment(g.members))
 
 
-def _classic_assignment(members: Iterable[Any]) -> Iterator[TP]:
-    from kafka.protocol.consumer.metadata import ConsumerProtocolAssignment
+MAX_ASSIGNMENTS_MEMO = 100_000
+_ASSIGNMENTS: dict[bytes, tuple[TP, ...]] = {}
+"""Decoded member assignments by their bytes: a stable group's are the same every round."""
 
+
+def _classic_assignment(members: Iterable[Any]) -> Iterator[TP]:
     for m in members:
         if m.member_assignment:
-            try:
-                decoded = ConsumerProtocolAssignment.decode(m.member_assignment)
-            except Exception:
-                continue  # not the consumer protocol's layout: no partitions to read
-            yield from ((tp.topic, tp.partition) for tp in decoded.partitions())
+            yield from _decoded_assignment(bytes(m.member_assignment))
+
+
+def _decoded_assignment(raw: bytes) -> tuple[TP, ...]:
+    known = _ASSIGNMENTS.get(raw)
+    if known is not None:
+        return known
+    from kafka.protocol.consumer.metadata import ConsumerProtocolAssignment
+
+    try:
+        decoded = ConsumerProtocolAssignment.decode(raw)
+        out = tuple((tp.topic, tp.partition) for tp in decoded.partitions())
+    except Exception:
+        out = ()  # not the consumer protocol's layout: no partitions to read
+    if len(_ASSIGNMENTS) >= MAX_ASSIGNMENTS_MEMO:
+        _ASSIGNMENTS.clear()
+    _ASSIGNMENTS[raw] = out
+    return out
 
 
 def _read_offsets(answer: Any, chunk: list[str], out: dict[str, Described]) -> None:
@@ -392,12 +432,14 @@ def _read_offsets(answer: Any, chunk: list[str], out: dict[str, Described]) -> N
         if error is not None:
             d.fail(error)
             continue
+        committed = d.committed
         for topic in g.topics:
+            name = topic.name
             for p in topic.partitions:
                 if p.error_code:
                     d.fail(_code_error(p.error_code, "OffsetFetch") or "")
                 elif p.committed_offset >= 0:
-                    d.committed[(topic.name, p.partition_index)] = p.committed_offset
+                    committed[(name, p.partition_index)] = p.committed_offset
 
 
 def _observation(
@@ -409,17 +451,12 @@ def _observation(
     at_ms: int,
 ) -> GroupObservation:
     """The observation of one group from what the round gathered."""
-    keys = sorted(d.assigned | set(d.committed))
+    committed = d.committed
+    keys = sorted(committed.keys() | d.assigned if d.assigned else committed)
+    make = PartitionOffsets.fast
     partitions = tuple(
-        PartitionOffsets(
-            topic=t,
-            partition=p,
-            committed=d.committed.get((t, p)),
-            log_start=starts.get((t, p)),
-            log_end=ends.get((t, p)),
-            leader=leaders.get((t, p)),
-        )
-        for t, p in keys
+        make(key[0], key[1], committed.get(key), starts.get(key), ends.get(key), leaders.get(key))
+        for key in keys
     )
     return GroupObservation(
         group=x.group,

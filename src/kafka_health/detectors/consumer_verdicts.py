@@ -66,7 +66,7 @@ class Rewind:
     at_ms: int
 
 
-@dataclass
+@dataclass(slots=True)
 class PartitionTrack:
     """One partition of a group: its newest offsets and the window's summary."""
 
@@ -79,18 +79,24 @@ class PartitionTrack:
     counted_upto: int | None = None
     """The log start offset up to which deleted-unread records have been counted."""
     seen_ms: int = 0
+    named: dict[str, Any] | None = None
+    """``offsets`` as a verdict names it (made once)."""
 
     def update(self, p: PartitionOffsets, at_ms: int, hold_ms: int) -> int:
         """Take this round's offsets; return the records newly found deleted unread."""
         prev, now = self.offsets.committed, p.committed
-        self._rewind(prev, now, at_ms, hold_ms)
-        p = self._carried(p, at_ms)
+        if self.rewind is not None or (prev is not None and now is not None and now < prev):
+            self._rewind(prev, now, at_ms, hold_ms)
+        if p.log_end is None:
+            p = self._carried(p, at_ms)
         lag = p.lag
         if now is None or lag == 0 or (lag is None and now != prev):
             self.waiting_since_ms = None
         elif lag is not None and (now != prev or self.waiting_since_ms is None):
             self.waiting_since_ms, self.waiting_lag, self.waiting_lag_s = at_ms, lag, p.lag_s
-        self.offsets, self.seen_ms = p, at_ms
+        self.offsets, self.seen_ms, self.named = p, at_ms, None
+        if now is None or p.log_start is None or now >= p.log_start:
+            return 0
         return self._deleted(p)
 
     def _carried(self, p: PartitionOffsets, at_ms: int) -> PartitionOffsets:
@@ -114,6 +120,11 @@ class PartitionTrack:
             if recovered or at_ms - self.rewind.at_ms > hold_ms:
                 self.rewind = None
 
+    def as_named(self) -> dict[str, Any]:
+        if self.named is None:
+            self.named = _partition(self.offsets)
+        return self.named
+
     def _deleted(self, p: PartitionOffsets) -> int:
         if p.committed is None or p.log_start is None or p.committed >= p.log_start:
             return 0
@@ -129,6 +140,48 @@ class PartitionTrack:
         if lag > self.waiting_lag:
             return True
         return lag_s is not None and self.waiting_lag_s is not None and lag_s > self.waiting_lag_s
+
+
+@dataclass(slots=True)
+class Scan:
+    """A group's partitions summarised in one pass (what every verdict's rules read)."""
+
+    max_lag: int
+    sum_lag: int
+    known: int
+    lagging: list[PartitionTrack]
+    leaders: set[int]
+    behind: list[PartitionTrack]
+    waiting: list[PartitionTrack]
+    rewound: list[PartitionTrack]
+
+    @staticmethod
+    def of(tracks: dict[tuple[str, int], PartitionTrack]) -> Scan:
+        top = total = known = 0
+        lagging: list[PartitionTrack] = []
+        leaders: set[int] = set()
+        behind: list[PartitionTrack] = []
+        waiting: list[PartitionTrack] = []
+        rewound: list[PartitionTrack] = []
+        for t in tracks.values():
+            p = t.offsets
+            lag = p.lag
+            if lag is not None:
+                known += 1
+                total += lag
+                if lag:
+                    top = lag if lag > top else top
+                    lagging.append(t)
+                    if p.leader is not None:
+                        leaders.add(p.leader)
+            c, start = p.committed, p.log_start
+            if c is not None and start is not None and c < start:
+                behind.append(t)
+            if t.waiting_since_ms is not None and t.growing():
+                waiting.append(t)
+            if t.rewind is not None:
+                rewound.append(t)
+        return Scan(top, total, known, lagging, leaders, behind, waiting, rewound)
 
 
 @dataclass(frozen=True)
@@ -159,26 +212,43 @@ class GroupTrack:
     history: deque[tuple[int, int, int, float | None, int]] = field(
         default_factory=lambda: deque(maxlen=WINDOW_ROUNDS)
     )
+    recent: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=WINDOW_ROUNDS))
+    """``history`` as the verdicts show it (each round's made once)."""
+    scanned: Scan | None = None
+    """The partitions' summary since the last observation (None: not made yet)."""
 
     def observe(self, obs: GroupObservation, cfg: ConsumerGroupsConfig) -> None:
         """Fold one successful observation of the group."""
         hold_ms = round(cfg.stall_window_s * 1000)
+        at_ms = obs.at_ms
         tracks: dict[tuple[str, int], PartitionTrack] = {}
+        known = self.partitions
+        deleted = 0
         for p in obs.partitions:
             key = (p.topic, p.partition)
-            track = self.partitions.get(key)
+            track = known.get(key)
             if track is None:
                 track = PartitionTrack(p)
-            self.deleted_unread_total += track.update(p, obs.at_ms, hold_ms)
+            deleted += track.update(p, at_ms, hold_ms)
             tracks[key] = track
+        self.deleted_unread_total += deleted
         self.partitions = tracks
         self._membership(obs, cfg)
-        self.latest, self.last_ok_ms, self.absent_since_ms = obs, obs.at_ms, None
+        self.latest, self.last_ok_ms, self.absent_since_ms = obs, at_ms, None
         self.misses, self.error = 0, None
-        lags = [p.lag for p in obs.partitions if p.lag is not None]
-        self.history.append(
-            (obs.at_ms, max(lags, default=0), sum(lags), obs.max_lag_s, obs.members)
-        )
+        scan = self.scanned = Scan.of(tracks)
+        top, total, top_s = scan.max_lag, scan.sum_lag, obs.max_lag_s
+        if any(p.log_end is None for p in obs.partitions):  # the round's own, not carried ones
+            lags = [p.lag for p in obs.partitions if p.lag is not None]
+            top, total = max(lags, default=0), sum(lags)
+        self.history.append((at_ms, top, total, top_s, obs.members))
+        self.recent.append({"at": at_ms / 1000, "max_lag": top, "sum_lag": total,
+                            "max_lag_s": top_s, "members": obs.members})  # fmt: skip
+
+    def scan(self) -> Scan:
+        if self.scanned is None:
+            self.scanned = Scan.of(self.partitions)
+        return self.scanned
 
     def _membership(self, obs: GroupObservation, cfg: ConsumerGroupsConfig) -> None:
         if obs.state in REBALANCING_STATES:
@@ -226,24 +296,25 @@ def _conditions(
 ) -> dict[str, dict[str, Any]]:
     """Every verdict that holds, with its own evidence."""
     found: dict[str, dict[str, Any]] = {}
-    parts = list(track.partitions.values())
-    behind = [t for t in parts if t.offsets.deleted_unread > 0]
+    scan = track.scan()
+    behind = scan.behind
     if behind:
         found["behind_retention"] = {
             "deleted_unread_now": sum(t.offsets.deleted_unread for t in behind),
             "partitions_behind_retention": _named(behind),
         }
-    waiting = [t for t in parts if t.growing()]
+    waiting = scan.waiting
+    at_ms = obs.at_ms
     if obs.members == 0:
-        stopped = [t for t in waiting if _since(t, obs.at_ms) < obs.at_ms]
+        stopped = [t for t in waiting if _since(t, at_ms) < at_ms]
         if stopped:
-            found["stopped"] = _waited(stopped, obs.at_ms)
-    else:
+            found["stopped"] = _waited(stopped, at_ms)
+    elif waiting:
         window_ms = round(cfg.stall_window_s * 1000)
-        stalled = [t for t in waiting if obs.at_ms - _since(t, obs.at_ms) >= window_ms]
+        stalled = [t for t in waiting if at_ms - _since(t, at_ms) >= window_ms]
         if stalled:
-            found["stalled"] = _waited(stalled, obs.at_ms)
-    rewound = [t for t in parts if t.rewind is not None]
+            found["stalled"] = _waited(stalled, at_ms)
+    rewound = scan.rewound
     if rewound:
         found["rewound"] = {
             "rewinds": [
@@ -292,15 +363,18 @@ def _since(track: PartitionTrack, at_ms: int) -> int:
 
 
 def _named(tracks: list[PartitionTrack]) -> list[dict[str, Any]]:
-    return [_partition(t.offsets) for t in _worst(tracks)]
+    return [t.as_named() for t in _worst(tracks)]
+
+
+def _worst_key(t: PartitionTrack) -> tuple[float, int, str, int]:
+    p = t.offsets
+    return (-(p.lag_s or 0.0), -(p.lag or 0), p.topic, p.partition)
 
 
 def _worst(tracks: list[PartitionTrack]) -> list[PartitionTrack]:
-    def key(t: PartitionTrack) -> tuple[float, int, str, int]:
-        p = t.offsets
-        return (-(p.lag_s or 0.0), -(p.lag or 0), p.topic, p.partition)
-
-    return heapq.nsmallest(MAX_WORST, tracks, key=key)
+    if len(tracks) <= MAX_WORST:
+        return sorted(tracks, key=_worst_key)
+    return heapq.nsmallest(MAX_WORST, tracks, key=_worst_key)
 
 
 def _partition(p: PartitionOffsets) -> dict[str, Any]:
@@ -318,14 +392,12 @@ def _owner(track: GroupTrack) -> dict[str, Any]:
 
 def _evidence(track: GroupTrack, obs: GroupObservation) -> dict[str, Any]:
     """What every verdict shows: lag, objective and owners, state, the worst partitions."""
-    parts = list(track.partitions.values())
-    lags = [t.offsets.lag for t in parts if t.offsets.lag is not None]
-    lagging = [t for t in parts if t.offsets.lag]
-    leaders = sorted({t.offsets.leader for t in lagging if t.offsets.leader is not None})
+    scan = track.scan()
+    o = track.objective
     return {
-        **_owner(track),
-        "max_lag": max(lags, default=0),
-        "sum_lag": sum(lags),
+        "objective_s": o.lag_objective_s, "severity": o.severity, "labels": dict(o.labels),
+        "max_lag": scan.max_lag,
+        "sum_lag": scan.sum_lag,
         "max_lag_s": obs.max_lag_s,
         "members": obs.members,
         "state": obs.state,
@@ -333,13 +405,9 @@ def _evidence(track: GroupTrack, obs: GroupObservation) -> dict[str, Any]:
         "generation": obs.generation,
         "coordinator": obs.coordinator,
         "observed_at": obs.at_ms / 1000,
-        "partitions": len(parts),
-        "worst_partitions": _named(lagging),
-        "lagging_leaders": leaders[:MAX_LEADERS],
+        "partitions": len(track.partitions),
+        "worst_partitions": _named(scan.lagging),
+        "lagging_leaders": sorted(scan.leaders)[:MAX_LEADERS],
         "deleted_unread_total": track.deleted_unread_total,
-        "recent_rounds": [
-            {"at": at / 1000, "max_lag": top, "sum_lag": total, "max_lag_s": top_s,
-             "members": members}
-            for at, top, total, top_s, members in track.history
-        ],
+        "recent_rounds": list(track.recent),
     }  # fmt: skip

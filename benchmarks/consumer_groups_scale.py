@@ -1,0 +1,494 @@
+"""The consumer groups at scale (issue 58 point 6): 10,000 groups over 100,000 partitions.
+
+(a) ``--groups 10000 --partitions-per-group 10`` (the default, no Kafka): a fake admin answers
+the source's requests with kafka-python's own response objects, encoded and decoded as on the
+wire, for 3 brokers; every partition is written at 10 records/s and rounds come every 5 s of
+simulated time. A rotating 10 % of the groups stop committing for 4 rounds (their objective is
+12 s: ``lagging`` from their 3rd round), so each round ~5 % of the groups change verdict. Per
+round, each step timed on its own: kafka-python's decode of the answers; the source's parse
+(its round less the fake's building and the decode); the lag table (``GroupsPoller._with_lag``);
+``ConsumerGroups.observe`` (what the board's lock is held for); ``signals()`` right after
+(rebuilt) and on the next tick (memoised). p50/p95 over the measured rounds, and memory.
+
+(b) ``--kafka``: a real 1-broker cluster (``LocalCluster``), ``--kafka-groups`` groups each
+with committed offsets (``KafkaAdminClient.alter_group_offsets``, nothing consumed) on
+``--kafka-partitions`` partitions, and the round time of ``GroupsPoller.poll_once()``.
+
+    nice -n 10 .venv/bin/python benchmarks/consumer_groups_scale.py [--rounds 12]
+    nice -n 10 .venv/bin/python benchmarks/consumer_groups_scale.py --kafka \\
+        --kafka-groups 2000 --kafka-partitions 5000 [--skip-fake]
+
+Prints a JSON summary. Python's collector runs with the job's thresholds (``job/python_gc``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import gc
+import json
+import os
+import pstats
+import resource
+import statistics
+import sys
+import time
+import tracemalloc
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kafka.admin import KafkaAdminClient
+from kafka.future import Future
+from kafka.protocol.admin import DescribeGroupsResponse, ListGroupsResponse
+from kafka.protocol.consumer import ListOffsetsResponse, OffsetFetchResponse
+from kafka.protocol.consumer.metadata import ConsumerProtocolAssignment
+
+from kafka_health.consumer_groups.config import ConsumerGroupsConfig, GroupObjective
+from kafka_health.consumer_groups.lag import LagTable
+from kafka_health.consumer_groups.observation import GroupsRound
+from kafka_health.consumer_groups.poller import GroupsPoller
+from kafka_health.consumer_groups.source import AdminGroupsSource
+from kafka_health.detectors.consumer_groups import ConsumerGroups
+from kafka_health.job.python_gc import YOUNG_THRESHOLD
+from kafka_health.kafka_config import KafkaConfig
+
+T0 = 1_700_000_000.0
+INTERVAL_S = 5.0
+RATE = 10  # records a second on every partition
+BROKERS = (1, 2, 3)
+PARTITIONS_PER_TOPIC = 100
+STOP_PERIOD, STOP_ROUNDS = 40, 4  # a group stops committing 4 rounds out of every 40
+TEAMS = ("payments", "search", "ads", "billing", "risk")
+cpu = time.thread_time
+"""Steps are timed in this thread's CPU seconds: the machine's other load does not count."""
+
+
+def config() -> ConsumerGroupsConfig:
+    """The job's defaults, with owners per team and a 12 s objective (so verdicts move)."""
+    objectives = [
+        GroupObjective(f"app-{team}-.*", 12.0, "critical" if i < 2 else "warning",
+                       {"team": team})
+        for i, team in enumerate(TEAMS[:4])
+    ]  # fmt: skip
+    return ConsumerGroupsConfig(
+        interval_s=INTERVAL_S,
+        objectives=objectives,
+        default_objective=GroupObjective(lag_objective_s=12.0),
+    )
+
+
+@dataclass
+class World:
+    """``groups`` groups, each reading ``per_group`` partitions of its own."""
+
+    groups: int
+    per_group: int
+    t: float = T0
+    round: int = 0
+
+    def __post_init__(self) -> None:
+        self.names = [f"app-{TEAMS[i % len(TEAMS)]}-{i:05d}" for i in range(self.groups)]
+        self.index = {g: i for i, g in enumerate(self.names)}
+        self.empty = {i for i in range(self.groups) if i % 20 == 7}  # 5 % without members
+        self.committed: dict[tuple[str, int], int] = {}
+        self.fake_s = 0.0
+        self.decode_s = 0.0
+        self.assignments = [self._assignment(i) for i in range(self.groups)]
+
+    def partitions(self, i: int) -> list[tuple[str, int]]:
+        first = i * self.per_group
+        return [
+            (f"topic-{n // PARTITIONS_PER_TOPIC:04d}", n % PARTITIONS_PER_TOPIC)
+            for n in range(first, first + self.per_group)
+        ]
+
+    def _assignment(self, i: int) -> bytes:
+        by_topic: dict[str, list[int]] = {}
+        for t, p in self.partitions(i):
+            by_topic.setdefault(t, []).append(p)
+        A = ConsumerProtocolAssignment
+        return bytes(
+            A(
+                version=3,
+                assigned_partitions=[A.TopicPartition(topic=t, partitions=ps)
+                                     for t, ps in by_topic.items()],
+                user_data=None,
+            ).encode()
+        )  # fmt: skip
+
+    def coordinator(self, i: int) -> int:
+        return BROKERS[i % len(BROKERS)]
+
+    @staticmethod
+    def leader(topic: str, partition: int) -> int:
+        return BROKERS[(int(topic[6:]) * PARTITIONS_PER_TOPIC + partition) % len(BROKERS)]
+
+    def end(self, key: tuple[str, int]) -> int:
+        return int((self.t - T0 + 3600) * RATE) + key[1]
+
+    def stopped(self, i: int) -> bool:
+        return (self.round + i) % STOP_PERIOD < STOP_ROUNDS
+
+    def advance(self) -> None:
+        """The next round: every active group committed 1 s behind the log end."""
+        self.round += 1
+        self.t += INTERVAL_S
+        for i in range(self.groups):
+            if self.stopped(i) and self.round > 1:
+                continue
+            for key in self.partitions(i):
+                self.committed[key] = self.end(key) - RATE
+
+
+class FakeManager:
+    """The admin client's manager: every send answered at once, with a response built from
+    the world, encoded and decoded (the decode is what kafka-python's I/O thread does)."""
+
+    def __init__(self, world: World) -> None:
+        self.world = world
+        self.broker_version_data = self
+        self.static: dict[Any, bytes] = {}
+
+    def api_version(self, request: Any) -> int:
+        return 8
+
+    def run(self, fn: Callable[..., Any], *args: Any) -> Any:
+        coro = fn(*args)
+        try:
+            coro.send(None)
+        except StopIteration as stop:
+            return stop.value
+        raise AssertionError("a fake future was not done")
+
+    def send(self, request: Any, node_id: int | None = None) -> Future:
+        name = type(request).__name__
+        started = cpu()
+        response = getattr(self, name)(request, node_id)
+        data = bytes(response.encode())
+        decoding = cpu()
+        decoded = type(response).decode(data, version=response.API_VERSION)
+        self.world.fake_s += decoding - started
+        self.world.decode_s += cpu() - decoding
+        return Future().success(decoded)
+
+    def ListGroupsRequest(self, request: Any, node: int) -> Any:
+        R, w = ListGroupsResponse, self.world
+        groups = [
+            R.ListedGroup(group_id=g, protocol_type="consumer",
+                          group_state="Empty" if i in w.empty else "Stable", group_type="classic")
+            for i, g in enumerate(w.names) if w.coordinator(i) == node
+        ]  # fmt: skip
+        groups += [  # not watched: the default excludes
+            R.ListedGroup(group_id=f"spark-kafka-source-{node}-{n}", protocol_type="consumer",
+                          group_state="Empty", group_type="classic")
+            for n in range(20)
+        ]  # fmt: skip
+        return R(version=5, throttle_time_ms=0, error_code=0, groups=groups)
+
+    def DescribeGroupsRequest(self, request: Any, node: int) -> Any:
+        G, w = DescribeGroupsResponse.DescribedGroup, self.world
+        out = []
+        for g in request.groups:
+            i = w.index[g]
+            members = [] if i in w.empty else [
+                G.DescribedGroupMember(member_id=f"m-{i}", client_id="c", client_host="/h",
+                                       member_metadata=b"", member_assignment=w.assignments[i])
+            ]  # fmt: skip
+            out.append(
+                G(error_code=0, group_id=g, group_state="Empty" if i in w.empty else "Stable",
+                  protocol_type="consumer", protocol_data="range", members=members)
+            )  # fmt: skip
+        return DescribeGroupsResponse(version=5, throttle_time_ms=0, groups=out)
+
+    def OffsetFetchRequest(self, request: Any, node: int) -> Any:
+        R, w = OffsetFetchResponse, self.world
+        Grp = R.OffsetFetchResponseGroup
+        T = Grp.OffsetFetchResponseTopics
+        P = T.OffsetFetchResponsePartitions
+        out = []
+        for g in request.groups:
+            by_topic: dict[str, list[Any]] = {}
+            for key in w.partitions(w.index[g.group_id]):
+                by_topic.setdefault(key[0], []).append(
+                    P(partition_index=key[1], committed_offset=w.committed[key], error_code=0)
+                )
+            topics = [T(name=t, partitions=ps) for t, ps in by_topic.items()]
+            out.append(Grp(group_id=g.group_id, topics=topics, error_code=0))
+        return R(version=8, throttle_time_ms=0, groups=out)
+
+    def ListOffsetsRequest(self, request: Any, node: int) -> Any:
+        R, w = ListOffsetsResponse, self.world
+        T = R.ListOffsetsTopicResponse
+        P = T.ListOffsetsPartitionResponse
+        topics = []
+        for topic in request.topics:
+            parts = []
+            for p in topic.partitions:
+                offset = 0 if p.timestamp == -2 else w.end((topic.name, p.partition_index))
+                parts.append(P(partition_index=p.partition_index, error_code=0, timestamp=-1,
+                               offset=offset))  # fmt: skip
+            topics.append(T(name=topic.name, partitions=parts))
+        return R(version=4, throttle_time_ms=0, topics=topics)
+
+
+class FakeAdmin:
+    _list_partition_offsets_request = staticmethod(KafkaAdminClient._list_partition_offsets_request)
+
+    def __init__(self, world: World) -> None:
+        self.world = world
+        self._manager = FakeManager(world)
+
+    async def _get_cluster_metadata(self, topics: list[str]) -> dict[str, Any]:
+        started = cpu()
+        out = {
+            "brokers": [{"node_id": b} for b in BROKERS],
+            "topics": [
+                {"name": t, "partitions": [
+                    {"partition_index": p, "leader_id": World.leader(t, p), "error_code": 0}
+                    for p in range(PARTITIONS_PER_TOPIC)
+                ]}
+                for t in topics
+            ],
+        }  # fmt: skip
+        self.world.fake_s += cpu() - started
+        return out
+
+    def close(self, timeout_s: float | None = None) -> None:
+        pass
+
+
+class ManualClock:
+    def __init__(self, world: World) -> None:
+        self.world = world
+
+    def time(self) -> float:
+        return self.world.t
+
+    def monotonic(self) -> float:
+        return time.monotonic()
+
+
+class TimedSource:
+    """The source, its poll timed (the poller's lag step is the rest of ``poll_once``)."""
+
+    def __init__(self, source: AdminGroupsSource) -> None:
+        self.source = source
+        self.last_s = 0.0
+
+    def poll(self, at_ms: int) -> GroupsRound:
+        started = cpu()
+        try:
+            return self.source.poll(at_ms)
+        finally:
+            self.last_s = cpu() - started
+
+    def close(self) -> None:
+        self.source.close()
+
+
+def rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def quantiles(values: list[float]) -> dict[str, float]:
+    ordered = sorted(values)
+    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+    return {"p50": round(statistics.median(ordered), 4), "p95": round(p95, 4),
+            "max": round(ordered[-1], 4)}  # fmt: skip
+
+
+def fake_scale(args: argparse.Namespace) -> dict[str, Any]:
+    """Part (a): the Python side of a round, step by step, at full scale."""
+    rss0 = rss_mb()
+    world = World(args.groups, args.partitions_per_group)
+    cfg = config()
+    source = TimedSource(AdminGroupsSource(KafkaConfig(), cfg, make_admin=lambda: FakeAdmin(world)))
+    poller = GroupsPoller(source, LagTable(), cfg, clock=ManualClock(world))
+    detector = ConsumerGroups(cfg)
+    steps: dict[str, list[float]] = {k: [] for k in (
+        "decode_s", "source_parse_s", "lag_s", "observe_s", "signals_rebuilt_s",
+        "signals_memo_s", "python_round_s", "wall_round_incl_fake_s")}  # fmt: skip
+    changed: list[float] = []
+    series: list[int] = []
+    before: dict[str, str] = {}
+    profiler = cProfile.Profile() if args.profile else None
+    if args.tracemalloc:
+        tracemalloc.start()
+    for r in range(args.warmup + args.rounds):
+        world.advance()
+        world.fake_s = world.decode_s = 0.0
+        wall = time.perf_counter()
+        started = cpu()
+        if profiler is not None and r >= args.warmup:
+            profiler.enable()
+        round_ = poller.poll_once()
+        polled = cpu()
+        assert round_.error is None, round_.error
+        detector.observe(round_)
+        observed = cpu()
+        signals = detector.signals(world.t)
+        rebuilt = cpu()
+        detector.signals(world.t + 1)
+        memo = cpu()
+        wall_s = time.perf_counter() - wall
+        if profiler is not None:
+            profiler.disable()
+        verdicts = {s.label("group"): s.label("verdict") for s in signals
+                    if s.name == "consumergroup_status"}  # fmt: skip
+        if r < args.warmup:
+            before = verdicts
+            continue
+        source_s = source.last_s - world.fake_s
+        steps["decode_s"].append(world.decode_s)
+        steps["source_parse_s"].append(source_s - world.decode_s)
+        steps["lag_s"].append(polled - started - source.last_s)
+        steps["observe_s"].append(observed - polled)
+        steps["signals_rebuilt_s"].append(rebuilt - observed)
+        steps["signals_memo_s"].append(memo - rebuilt)
+        steps["python_round_s"].append(polled - started - world.fake_s + rebuilt - polled)
+        steps["wall_round_incl_fake_s"].append(wall_s)
+        changed.append(sum(before.get(g) != v for g, v in verdicts.items()) / len(verdicts))
+        series.append(len(signals))
+        before = verdicts
+    out: dict[str, Any] = {
+        "groups": args.groups,
+        "partitions": args.groups * args.partitions_per_group,
+        "brokers": len(BROKERS),
+        "rounds": args.rounds,
+        "timing": "CPU seconds of the thread (wall_round_incl_fake_s: wall, with the fake's work)",
+        "steps": {k: quantiles(v) for k, v in steps.items()},
+        "verdicts_changed_per_round": round(statistics.mean(changed), 4),
+        "verdict_counts_last": _counts(before),
+        "signals_per_publish": quantiles([float(s) for s in series])["p50"],
+        "rss_mb": {"start": round(rss0, 1), "end": round(rss_mb(), 1),
+                   "delta": round(rss_mb() - rss0, 1),
+                   "max": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)},
+    }  # fmt: skip
+    if args.tracemalloc:
+        current, peak = tracemalloc.get_traced_memory()
+        out["tracemalloc_mb"] = {"current": round(current / 2**20, 1),
+                                 "peak": round(peak / 2**20, 1)}  # fmt: skip
+    if profiler is not None:
+        stats = pstats.Stats(profiler, stream=sys.stderr)
+        stats.sort_stats(args.profile).print_stats(40)
+    return out
+
+
+def _counts(verdicts: dict[str, str]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for v in verdicts.values():
+        out[v] = out.get(v, 0) + 1
+    return out
+
+
+# ---------------------------------------------------------------------------------- real Kafka
+
+
+def real_kafka(args: argparse.Namespace) -> dict[str, Any]:
+    """Part (b): ``GroupsPoller.poll_once()`` against a real 1-broker cluster."""
+    import tempfile
+
+    from kafka.admin import KafkaAdminClient as Admin
+    from kafka.admin import NewTopic
+    from kafka.structs import OffsetAndMetadata, TopicPartition
+
+    from kafka_health.config import MonitorConfig
+    from kafka_health.dev.devcluster import ClusterSpec, LocalCluster
+
+    cache = Path(os.environ.get("KAFKA_HEALTH_CACHE", "~/.cache/kafka-health")).expanduser()
+    groups, partitions = args.kafka_groups, args.kafka_partitions
+    per_topic = min(PARTITIONS_PER_TOPIC, partitions)
+    topics = [f"cg-scale-{n:03d}" for n in range((partitions + per_topic - 1) // per_topic)]
+    keys = [TopicPartition(t, p) for t in topics for p in range(per_topic)][:partitions]
+    per_group = max(1, partitions // groups)
+    with tempfile.TemporaryDirectory(prefix="cg-scale-") as tmp:
+        spec = ClusterSpec(dir=Path(tmp), brokers=1, cache_dir=cache / "kafka")
+        cluster = LocalCluster.create(spec).up()
+        try:
+            servers = cluster.bootstrap_servers
+            admin = Admin(bootstrap_servers=servers, request_timeout_ms=120_000)
+            started = time.monotonic()
+            for start in range(0, len(topics), 20):
+                admin.create_topics([NewTopic(t, per_topic, 1) for t in topics[start:start + 20]],
+                                    timeout_ms=120_000)  # fmt: skip
+            created_s = time.monotonic() - started
+            started = time.monotonic()
+            for i in range(groups):
+                mine = [keys[(i * per_group + k) % len(keys)] for k in range(per_group)]
+                offsets = {tp: OffsetAndMetadata(0, "", -1) for tp in mine}
+                _retrying(admin.alter_group_offsets, f"scale-{i:05d}", offsets)
+            committed_s = time.monotonic() - started
+            admin.close()
+            cfg = ConsumerGroupsConfig(interval_s=INTERVAL_S, request_timeout_s=30.0,
+                                       include=["scale-.*"])  # fmt: skip
+            kafka = MonitorConfig().with_bootstrap(servers).kafka
+            poller = GroupsPoller(AdminGroupsSource(kafka, cfg), LagTable(), cfg)
+            durations, seen = [], []
+            try:
+                for _ in range(args.kafka_rounds):
+                    result = poller.poll_once()
+                    assert result.error is None, result.error
+                    durations.append(result.duration_s)
+                    seen.append(len(result.groups))
+                    time.sleep(max(0.0, 1.0 - result.duration_s))
+            finally:
+                poller.stop(5.0)
+        finally:
+            cluster.down()
+    return {
+        "groups": groups,
+        "partitions": len(keys),
+        "partitions_per_group": per_group,
+        "brokers": 1,
+        "setup": {"topics_s": round(created_s, 1), "commits_s": round(committed_s, 1)},
+        "groups_seen": seen,
+        "first_round_s": round(durations[0], 3),
+        "round_s": quantiles(durations[1:] or durations),
+    }
+
+
+def _retrying(call: Callable[..., Any], *args: Any, within_s: float = 120.0) -> Any:
+    """``call()``, again while the group coordinator is not ready (``__consumer_offsets`` is
+    made at the first group's commit)."""
+    from kafka.errors import KafkaError
+
+    deadline = time.monotonic() + within_s
+    while True:
+        try:
+            return call(*args)
+        except KafkaError as exc:
+            if not getattr(exc, "retriable", False) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--groups", type=int, default=10_000)
+    parser.add_argument("--partitions-per-group", type=int, default=10)
+    parser.add_argument("--rounds", type=int, default=12)
+    parser.add_argument("--warmup", type=int, default=4)
+    parser.add_argument("--profile", default="", help="cProfile the measured rounds, sorted by")
+    parser.add_argument("--tracemalloc", action="store_true")
+    parser.add_argument("--skip-fake", action="store_true")
+    parser.add_argument("--kafka", action="store_true")
+    parser.add_argument("--kafka-groups", type=int, default=2000)
+    parser.add_argument("--kafka-partitions", type=int, default=5000)
+    parser.add_argument("--kafka-rounds", type=int, default=6)
+    args = parser.parse_args()
+    gc.set_threshold(YOUNG_THRESHOLD, *gc.get_threshold()[1:])
+    summary: dict[str, Any] = {}
+    if not args.skip_fake:
+        summary["fake_admin"] = fake_scale(args)
+    if args.kafka:
+        summary["real_kafka"] = real_kafka(args)
+    print(json.dumps(summary, indent=1))
+
+
+if __name__ == "__main__":
+    main()
