@@ -22,6 +22,11 @@ from kafka_health.model import Signal, labels
 
 __all__ = ["Elections", "Report", "distinct_elections"]
 
+FIRST_LEADER_EPOCH = 0
+"""A partition's first leader, when it is created, has epoch 0: not an election (the first
+consumer group creates the 50 partitions of ``__consumer_offsets`` at once, whose first
+leaders paged LeaderElectionStorm in the fault suite's consumer-stop)."""
+
 
 class Elections:
     name = "elections"
@@ -41,6 +46,7 @@ class Elections:
             if (
                 e.type == "leader_change" and e.event_ms is not None
                 and e.topic is not None and e.partition is not None
+                and e.leader_epoch != FIRST_LEADER_EPOCH
             ):  # fmt: skip
                 self._tally.report(e.topic, int(e.partition), e.leader_epoch, e.leader, e.event_ms)
         self._tally.expire(window_start_ms(self._clock.end_ms(), self._job.window_s))

@@ -81,7 +81,7 @@ def test_one_election_seen_in_three_logs_and_a_snapshot_counts_once() -> None:
 def test_a_storm_is_many_epochs() -> None:
     d = Elections(JobConfig(window_s=60.0))
     storm = [event("leader_change", "1", T0 + i, topic="t", partition=i % 3, leader=1 + i % 2,
-                   leader_epoch=i) for i in range(30)]  # fmt: skip
+                   leader_epoch=i + 1) for i in range(30)]  # fmt: skip
     d.fold(batch(events=storm), 0.0)
     s = by_name(d.signals(0.0), "leader_elections_per_minute")
     assert s[labels()].value == 30

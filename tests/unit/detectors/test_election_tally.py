@@ -120,3 +120,20 @@ def test_the_detector_reads_the_report_list_of_formats_1_and_2() -> None:
     assert by_name(d.signals(1.0), "leader_elections_per_minute")[labels()].value == 1, (
         "the first election left the window as the log clock moved"
     )
+
+
+def test_a_new_partitions_first_leader_is_not_an_election() -> None:
+    """The first consumer group creates ``__consumer_offsets``'s 50 partitions at once: their
+    first leaders (epoch 0) are no storm; a later election of one of them (epoch 1) counts."""
+    d = Elections(JobConfig())
+    created = [
+        event("leader_change", "1", T0 + 1_000, topic="__consumer_offsets", partition=p,
+              leader=1, leader_epoch=0)
+        for p in range(50)
+    ]  # fmt: skip
+    d.fold(batch(events=created), 1.0)
+    assert by_name(d.signals(1.0), "leader_elections_per_minute")[labels()].value == 0
+    moved = event("leader_change", "2", T0 + 2_000, topic="__consumer_offsets", partition=0,
+                  leader=2, leader_epoch=1)  # fmt: skip
+    d.fold(batch(events=[moved]), 2.0)
+    assert by_name(d.signals(2.0), "leader_elections_per_minute")[labels()].value == 1
