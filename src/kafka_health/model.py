@@ -141,6 +141,9 @@ SIGNALS: dict[str, SignalSpec] = {
         _spec("coordinator_loads_stuck", Unit.GAUGE, "broker_id",
               "__consumer_offsets partitions loading for longer than the threshold"),
         _spec("log_cleaner_deaths", Unit.COUNT, "broker_id", "log cleaner threads that died"),
+        _spec("log_dir_offline", Unit.GAUGE, "broker_id",
+              "the broker's log directories offline after a failure (disk full, I/O error), "
+              "until it restarts (details: their paths, whether it halted)"),
         _spec("not_leader_errors", Unit.COUNT, "broker_id", "NotLeaderOrFollower errors logged"),
         _spec("not_enough_replicas_errors", Unit.COUNT, "broker_id",
               "NotEnoughReplicas / below min ISR errors logged"),
@@ -177,13 +180,16 @@ SIGNALS: dict[str, SignalSpec] = {
         _spec("consumergroup_sum_lag", Unit.GAUGE, "group",
               "the group's lag in records summed over its partitions"),
         _spec("consumergroup_members", Unit.GAUGE, "group", "the group's members"),
-        _spec("consumergroup_lag_objective_ratio", Unit.RATIO, "group",
+        _spec("consumergroup_lag_objective_ratio", Unit.RATIO, "group broker_id",
               "the group's largest time lag over its objective (consumer_groups.objectives): "
-              "above 1, it is behind its objective (details: its verdict, owners, severity)"),
-        _spec("consumergroup_status", Unit.GAUGE, "group verdict",
+              "above 1, it is behind its objective (details: its verdict, owners, severity); "
+              "broker_id: the broker holding the group up (its coordinator or a lagging "
+              "partition's leader unhealthy), none when no broker is to blame"),
+        _spec("consumergroup_status", Unit.GAUGE, "group verdict broker_id",
               "1 for the group's current verdict: ok, lagging, stalled, stopped, rewound, "
               "rebalancing, behind_retention or unseen (details: the evidence, owners, "
-              "severity)"),
+              "severity); broker_id: the broker holding the group up, none when no broker is "
+              "to blame"),
         _spec("consumergroup_deleted_unread_records", Unit.GAUGE, "group",
               "records deleted by retention before the group read them (its committed offset "
               "below the log start), counted once per deleted range since the job started"),

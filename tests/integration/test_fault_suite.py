@@ -5,7 +5,8 @@
   raises at its injection, then one run each of broker-kill, broker-freeze and monitor-kills
   (the job SIGKILLed ten times during an incident);
 - the single layout (the default deployment: the monitor's topics on the monitored cluster,
-  where the faulty broker leads some of them): broker-kill and rolling-restart.
+  where the faulty broker leads some of them): broker-kill, consumer-stop (a consumer group
+  stopped while its topic is written) and rolling-restart.
 
 Two bench runs, judged by the tests below.
 
@@ -24,6 +25,7 @@ from pathlib import Path
 
 import pytest
 
+from kafka_health.dev.faults.actions_consumers import GROUP, OBJECTIVE_S
 from kafka_health.dev.faults.context import FaultContext
 from kafka_health.dev.faults.report import summarize, table, write_json
 from kafka_health.dev.faults.runner import BenchOptions, FaultBench, RunResult
@@ -67,7 +69,7 @@ def bench_run(tmp_path_factory: pytest.TempPathFactory) -> BenchRun:
 @pytest.fixture(scope="module")
 def single_run(bench_run: BenchRun, tmp_path_factory: pytest.TempPathFactory) -> BenchRun:
     """The single layout's runs (after the transport's: one cluster at a time)."""
-    scenarios = [SCENARIOS["broker-kill"], SCENARIOS["rolling-restart"]]
+    scenarios = [SCENARIOS["broker-kill"], SCENARIOS["consumer-stop"], SCENARIOS["rolling-restart"]]
     return run_bench(tmp_path_factory.mktemp("faults-single"), scenarios, "single")
 
 
@@ -321,3 +323,24 @@ def processes_in_groups(groups: list[int]) -> list[str]:
         if fields[0] != "Z" and int(fields[2]) in groups:
             found.append(f"{entry.name} (group {fields[2]})")
     return found
+
+
+def test_a_stopped_consumer_group_pages_within_its_objective_plus_10_s(
+    single_run: BenchRun,
+) -> None:
+    """Issue 58's consumer-stop, in the layout operators deploy: two real consumers of
+    faultsuite-orders-reader (objective 20 s, critical, team fault-suite) are closed while the
+    producer keeps writing: ConsumerGroupLagging about the cluster, within the objective + 10 s
+    of the stop and not before the lag could pass it, naming the group, its lag in seconds and
+    its owners; nothing else, nothing twice; resolved once they caught up again."""
+    r = single_run.results["consumer-stop"]
+    summary = (r.error, r.latency_s, r.notes, r.alerts, r.unexpected_pages, r.duplicate_details)
+    assert r.error is None and not r.missed and r.latency_s is not None, summary
+    assert OBJECTIVE_S - 5.0 <= r.notes["page_after_stop_s"] <= OBJECTIVE_S + 10.0, summary
+    assert r.notes.get("page_group") == GROUP, summary
+    assert r.notes.get("page_names_lag_s") is True, summary
+    assert (r.notes.get("page_severity"), r.notes.get("page_team")) == ("critical", "fault-suite")
+    first = next(a for a in r.alerts if a["status"] == "firing")
+    assert first["alertname"] == "ConsumerGroupLagging" and first["broker_id"] == "", summary
+    assert r.unexpected_pages == [] and r.duplicates == 0 and r.incidents == 1, summary
+    assert r.resolved_after_s is not None and "load_errors" not in r.notes, summary

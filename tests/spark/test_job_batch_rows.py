@@ -98,7 +98,7 @@ def test_counts_and_events_match_the_whole_parse(spark: Any, frame: Any) -> None
     )
     got_events = Counter(
         (e.type, e.broker_id, e.event_ms, e.topic, e.partition, e.leader, e.leader_epoch,
-         e.isr_after, e.pause_s, e.subject_broker_id, e.session_timeout_ms)
+         e.isr_after, e.pause_s, e.subject_broker_id, e.session_timeout_ms, e.log_dir)
         for e in decoded.batch.events
     )  # fmt: skip
     assert sum(want_events.values()) > 10

@@ -29,20 +29,43 @@ past it, and those the poller left out, ``GroupsRound.over_cap``, counted in
 ``forget_after_s`` leaves the monitor (deleted, or its offsets expired); a failed round makes
 none leave. ``consumer_groups_last_round_timestamp`` and ``consumer_groups_round_failing``
 show a blind poller; past three intervals without a successful round every group is unseen.
+
+A group held up by a broker (:mod:`kafka_health.detectors.consumer_causes`: its coordinator or
+the leader of partitions it waits on unhealthy) has its ``consumergroup_status`` and
+``consumergroup_lag_objective_ratio`` series labelled with that ``broker_id`` (the others have
+none): it pages in that broker's incident (BrokerHoldsUpConsumerGroups), not on its own. The
+broker health is handed in (:meth:`ConsumerGroups.signals`' ``unhealthy``), so the detector
+stays pure; the per-group series are computed once per round, the culprits at every call.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from kafka_health.consumer_groups.config import ConsumerGroupsConfig
 from kafka_health.consumer_groups.observation import GroupsRound
+from kafka_health.detectors.consumer_causes import Culprits, Hold
 from kafka_health.detectors.consumer_verdicts import PRECEDENCE, GroupTrack, Verdict, judge
 from kafka_health.model import Signal, labels
 
 BLIND_INTERVALS = 3.0
 """Intervals without a successful round after which every group is unseen."""
 MAX_UNWATCHED_MEMO = 100_000
+HELD_SERIES = ("consumergroup_status", "consumergroup_lag_objective_ratio")
+"""The series that carry a held group's culprit (``broker_id``)."""
+
+
+@dataclass
+class _Memo:
+    """The per-group series of the newest round (``blind``: as a blind poller's), the groups
+    not OK and where each one's :data:`HELD_SERIES` are in ``signals``."""
+
+    blind: bool
+    signals: list[Signal]
+    behind: dict[str, Verdict] = field(default_factory=dict)
+    held_at: dict[str, list[int]] = field(default_factory=dict)
 
 
 class ConsumerGroups:
@@ -59,7 +82,8 @@ class ConsumerGroups:
         self._dropped = 0
         self._last_ok_ms: int | None = None
         self._last_round: GroupsRound | None = None
-        self._memo: tuple[bool, list[Signal]] | None = None
+        self._memo: _Memo | None = None
+        self.culprits = Culprits()
 
     def observe(self, round_: GroupsRound) -> None:
         """Fold one round: each group's observation, the failed and the missing ones."""
@@ -123,6 +147,7 @@ class ConsumerGroups:
         self._groups.pop(group, None)
         self._verdicts.pop(group, None)
         self._since.pop(group, None)
+        self.culprits.forget(group)
 
     def groups(self) -> list[str]:
         return sorted(self._groups)
@@ -145,12 +170,24 @@ class ConsumerGroups:
             return self._last_round is not None
         return now_s - self._last_ok_ms / 1000 > BLIND_INTERVALS * self.config.interval_s
 
-    def signals(self, now_s: float) -> list[Signal]:
-        """The rounds' health, the per-group series and the capped per-partition ones."""
+    def signals(self, now_s: float, unhealthy: Mapping[int, str] | None = None) -> list[Signal]:
+        """The rounds' health, the per-group series and the capped per-partition ones.
+
+        ``unhealthy``: broker id -> why, the brokers unhealthy now
+        (:func:`~kafka_health.detectors.consumer_causes.unhealthy_brokers`, from the board);
+        a group not OK that one of them holds up gets its ``broker_id``."""
         blind = self._blind(now_s)
-        if self._memo is None or self._memo[0] != blind:
-            self._memo = (blind, self._group_signals(self.verdicts(now_s)))
-        return self._round_signals(now_s) + self._memo[1]
+        memo = self._memo
+        if memo is None or memo.blind != blind:
+            memo = self._memo = self._group_signals(blind, self.verdicts(now_s))
+        holds = self.culprits.update(memo.behind, unhealthy or {}, now_s)
+        out = memo.signals
+        if holds:
+            out = list(out)
+            for group, hold in holds.items():
+                for i in memo.held_at.get(group, ()):
+                    out[i] = _held(out[i], hold, group, memo.behind[group])
+        return self._round_signals(now_s) + out
 
     def _round_signals(self, now_s: float) -> list[Signal]:
         out = []
@@ -166,12 +203,20 @@ class ConsumerGroups:
             out.append(Signal("consumer_groups_dropped", (), float(self._dropped), at))
         return out
 
-    def _group_signals(self, verdicts: dict[str, Verdict]) -> list[Signal]:
-        out: list[Signal] = []
+    def _group_signals(self, blind: bool, verdicts: dict[str, Verdict]) -> _Memo:
+        memo = _Memo(blind, [])
+        out = memo.signals
         for group in sorted(verdicts):
-            out += self._one_group(group, verdicts[group])
+            verdict = verdicts[group]
+            first = len(out)
+            out += self._one_group(group, verdict)
+            if verdict.verdict != "ok":
+                memo.behind[group] = verdict
+                memo.held_at[group] = [
+                    i for i in range(first, len(out)) if out[i].name in HELD_SERIES
+                ]
         out += self._partition_signals(verdicts)
-        return out
+        return memo
 
     def _one_group(self, group: str, verdict: Verdict) -> list[Signal]:
         track = self._groups[group]
@@ -230,6 +275,13 @@ class ConsumerGroups:
         out.append(Signal("consumergroup_partition_series_dropped", (), float(dropped),
                           self._last_round_s() or 0.0))  # fmt: skip
         return out
+
+
+def _held(signal: Signal, hold: Hold, group: str, verdict: Verdict) -> Signal:
+    """``signal`` of a group held up by ``hold.broker_id``: labelled with it, and why."""
+    scope = labels(**dict(signal.labels), broker_id=hold.broker_id)
+    details = {**signal.details, **hold.details(group, verdict)}
+    return Signal(signal.name, scope, signal.value, signal.at, details)
 
 
 def _status_details(group: str, verdict: Verdict) -> dict[str, Any]:

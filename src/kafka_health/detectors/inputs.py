@@ -84,6 +84,7 @@ class LogEvent:
     pause_s: float | None = None
     subject_broker_id: int | None = None
     session_timeout_ms: int | None = None
+    log_dir: str | None = None  # log_dir_offline, log_dir_halt: the directory (or directories)
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any]) -> LogEvent:

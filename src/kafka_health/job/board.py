@@ -13,6 +13,13 @@ detector that keeps per-broker, per-partition or per-stream state against it
 (``prune(inventory, now)``): a subject gone from the cluster, and not seen for
 ``job.inventory_ttl_s``, leaves the detectors, so its series leave the snapshot the job
 publishes and their alerts resolve.
+
+At each :meth:`SignalBoard.signals` the board also names the brokers unhealthy now, from the
+series their own pages fire on (pings unanswered, a failure the controller saw, offsets
+partitions stuck loading: :func:`~kafka_health.detectors.consumer_causes.unhealthy_brokers`),
+and hands them to the consumer-group detector, which stays pure: a group such a broker holds
+up (its coordinator, or the leader of partitions it waits on) is paged in that broker's
+incident, not on its own.
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ from kafka_health.consumer_groups.config import ConsumerGroupsConfig
 from kafka_health.consumer_groups.observation import GroupsRound
 from kafka_health.detectors.broker_failures import BrokerFailures
 from kafka_health.detectors.config import JobConfig
+from kafka_health.detectors.consumer_causes import unhealthy_brokers
 from kafka_health.detectors.consumer_groups import ConsumerGroups
 from kafka_health.detectors.controller import ActiveController
 from kafka_health.detectors.coverage import LOGGED_KINDS, Coverage
@@ -37,6 +45,7 @@ from kafka_health.detectors.incidents import INCIDENT_SIGNALS, Incidents
 from kafka_health.detectors.inputs import Batch
 from kafka_health.detectors.inventory import Inventory
 from kafka_health.detectors.isr import MAX_LISTED, Isr
+from kafka_health.detectors.log_dirs import LogDirs
 from kafka_health.detectors.logwindow import shipping_clock
 from kafka_health.detectors.loss import Loss
 from kafka_health.detectors.reachability import Reachability
@@ -185,9 +194,10 @@ class SignalBoard:
         self.coverage = Coverage(job, canary_topic)
         self.broker_failures = BrokerFailures(job)
         self.gc = Gc(job)
+        self.log_dirs = LogDirs()
         self.detectors: list[Detector] = [
             self.write_path, self.loss, self.isr, Elections(job), self.gc, Incidents(job),
-            self.broker_failures, self.coverage, self.reachability,
+            self.broker_failures, self.coverage, self.reachability, self.log_dirs,
         ]  # fmt: skip
         # What the cluster still has (brokers, the canary topic's partitions), and the
         # detectors whose state is pruned against it. The write path, ISR views, elections,
@@ -195,7 +205,9 @@ class SignalBoard:
         # With no prober, a broker the listing lost is gone only after forget_after_s: only
         # a snapshot tells a dead broker that still holds replicas.
         self.inventory = Inventory(job.inventory_ttl_s, settings.forget_after_s, [canary_topic])
-        self._pruned: list[Pruned] = [self.coverage, self.loss, self.broker_failures, self.gc]
+        self._pruned: list[Pruned] = [
+            self.coverage, self.loss, self.broker_failures, self.gc, self.log_dirs,
+        ]  # fmt: skip
         # A separate transport's brokers, pinged as the monitored ones are.
         self.transport = TransportReachability(transport, reachability) if transport else None
         if self.transport is not None:
@@ -324,15 +336,22 @@ class SignalBoard:
         now = self._clock()
         with self._lock:
             stale = self._stale(now)
-            detectors: list[Any] = [*self.detectors]
-            if self.consumer_groups is not None:
-                detectors.append(self.consumer_groups)
             out = [
                 s
-                for detector in detectors
+                for detector in self.detectors
                 for s in detector.signals(now)
                 if SIGNAL_SOURCE.get(s.name) not in stale
             ]
+            if self.consumer_groups is not None:
+                # the brokers unhealthy now, by the series their own pages fire on (a stale
+                # source's are left out above: unknown, not unhealthy): a group they hold up
+                # joins that broker's incident (detectors/consumer_causes)
+                unhealthy = unhealthy_brokers(out)
+                out += [
+                    s
+                    for s in self.consumer_groups.signals(now, unhealthy)
+                    if SIGNAL_SOURCE.get(s.name) not in stale
+                ]
             return out + self._staleness_signals(now, stale)
 
     def stale(self) -> set[str]:

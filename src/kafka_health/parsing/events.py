@@ -51,6 +51,7 @@ EVENT_FIELDS: tuple[str, ...] = (
     "collector",
     "uptime_s",
     "session_timeout_ms",
+    "log_dir",
 )
 BAD_INPUT_REASONS = (
     "empty", "not_utf8", "binary", "oversize", "bad_json", "no_message", "bad_broker_id",

@@ -183,6 +183,7 @@ def event_fields(df: DataFrame, patterns: tuple[P.EventPattern, ...]) -> dict[st
         "collector": F.when(pid.isNotNull() & is_gc, collector),
         "uptime_s": F.when(pid.isNotNull() & is_gc, uptime),
         "session_timeout_ms": to_int(g("session_timeout")),
+        "log_dir": g("log_dir"),
     }
 
 

@@ -41,6 +41,9 @@ EVENT_TYPES: tuple[str, ...] = (
     "coordinator_load_start",
     "coordinator_load_finish",
     "log_cleaner_died",
+    "log_dir_offline",
+    "log_dir_halt",
+    "broker_started",
     "session_timeout",
     "full_gc",
     "young_gc",
@@ -73,6 +76,7 @@ GROUPS: frozenset[str] = frozenset(
         "heap_after",
         "heap_total",
         "young_gen",  # JDK 8 young generation name: tells the collector
+        "log_dir",  # a broker's log directory (log_dir_offline, log_dir_halt): a path, or a list
     }
 )
 
@@ -578,6 +582,68 @@ KAFKA_PATTERNS: tuple[EventPattern, ...] = (
         r"Unexpected exception thrown when cleaning log .*?\. Marking its partition "
         r"\((?P<tp>[^)\s]+)\) as uncleanable",
         "LogCleaner.CleanerThread 2.4-4.x: compaction stops for that partition",
+    ),
+    # A failed log directory (disk full, I/O error): LogDirFailureChannel.maybeAddOfflineLogDir
+    # logs the IOException (ERROR, a wording per call site), then the LogDirFailureHandler
+    # thread takes the dir offline: ReplicaManager.handleLogDirFailure logs the line below
+    # first, then LogManager's "Stopping serving logs in dir %s" (the same failure, not
+    # counted again). The dir stays offline until the broker restarts (LogDirFailureChannel's
+    # javadoc). Checked in kafka_2.13 3.9.1 and 4.1.1 (ReplicaManager.class, LogManager.class,
+    # ReplicaManager$LogDirFailureHandler.class) and apache/kafka's 3.9 branch.
+    _k(
+        "log_dir_offline.replica_manager",
+        "log_dir_offline",
+        r"Stopping serving replicas in dir",
+        r"Stopping serving replicas in dir (?P<log_dir>\S+)",
+        "kafka.server.ReplicaManager.handleLogDirFailure 1.0-4.x (WARN, logIdent '[ReplicaManager "
+        "broker=%d] '): 'Stopping serving replicas in dir %s'; 3.7-4.x (3.9.1, 4.1.1) 'Stopping "
+        "serving replicas in dir %s with uuid %s because the log directory has failed.' (the "
+        "uuid an Option: 'Some(<id>)' or 'None')",
+    ),
+    _k(
+        "log_dir_halt.all_failed",
+        "log_dir_halt",
+        r"Shutdown broker because all log dirs in",
+        r"Shutdown broker because all log dirs in (?P<log_dir>[^\n]+?) have failed",
+        "kafka.log.LogManager.handleLogDirFailure 1.0-4.x (FATAL, then Exit.halt(1)): 'Shutdown "
+        "broker because all log dirs in %s have failed' (the dirs joined by ', '), after "
+        "ReplicaManager's 'Stopping serving replicas in dir %s' for the last one",
+    ),
+    _k(
+        "log_dir_halt.metadata_dir",
+        "log_dir_halt",
+        r"Shutdown broker because the metadata log dir",
+        r"Shutdown broker because the metadata log dir (?P<log_dir>\S+) has failed",
+        "kafka.server.ReplicaManager.handleLogDirFailure 3.7-4.x, KRaft (FATAL, then "
+        "Exit.halt(1)): 'Shutdown broker because the metadata log dir %s has failed' (3.9.1, "
+        "4.1.1), after 'Stopping serving replicas in dir %s'",
+    ),
+    _k(
+        "log_dir_halt.offline_dir",
+        "log_dir_halt",
+        r"Halting broker because dir",
+        r"Halting broker because dir (?P<log_dir>\S+) is offline",
+        "kafka.server.ReplicaManager.LogDirFailureHandler 1.0-3.9 (FATAL, then Exit.halt(1), "
+        "inter.broker.protocol.version below 1.0 only; 3.9.1 has it, 4.1.1 not): 'Halting "
+        "broker because dir %s is offline'",
+    ),
+    # A broker's process has started (the end of its start-up): a failed log dir is offline
+    # until then (detectors/log_dirs.py).
+    _k(
+        "broker_started.kraft",
+        "broker_started",
+        r"Transition from STARTING to STARTED",
+        r"\[BrokerServer id=(?P<subject>\d+)\] Transition from STARTING to STARTED",
+        "kafka.server.BrokerServer 2.8-4.x (KRaft): logIdent '[BrokerServer id=%d] ' + "
+        "'Transition from STARTING to STARTED' (real 4.1.1 devcluster line)",
+    ),
+    _k(
+        "broker_started.zk",
+        "broker_started",
+        r"Server (?:id=)?\d+\][,:]? started",
+        r"\[Kafka ?Server (?:id=)?(?P<subject>\d+)\][,:]? started\b",
+        "kafka.server.KafkaServer.startup 0.9-3.x (ZooKeeper mode): logIdent '[KafkaServer "
+        "id=%d] ' + 'started' (real 3.9.1 devcluster line; 0.9-1.0 '[Kafka Server %d], started')",
     ),
     # The broker's own session timeout, which a GC pause must stay under (detectors/
     # session_timeouts.py). The start-up dump of AbstractConfig.logAll is one multi-line entry:

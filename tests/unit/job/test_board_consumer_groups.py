@@ -8,6 +8,7 @@ from kafka_health.consumer_groups.config import ConsumerGroupsConfig, GroupObjec
 from kafka_health.consumer_groups.observation import GroupObservation, GroupsRound, PartitionOffsets
 from kafka_health.job.board import SignalBoard, consumer_groups_stale_after
 from kafka_health.model import SIGNAL_SOURCE, SIGNALS, labels
+from kafka_health.reachability.ping import Ping
 
 T0 = 1_767_225_600.0
 SETTINGS = ConsumerGroupsConfig(
@@ -61,3 +62,37 @@ def test_without_settings_the_board_watches_no_group() -> None:
 def test_every_consumer_series_is_in_the_catalogue() -> None:
     consumer = [n for n in SIGNAL_SOURCE if SIGNAL_SOURCE[n] == "consumer_groups"]
     assert consumer and all(n in SIGNALS for n in consumer)
+
+
+def test_a_group_whose_coordinator_the_pings_find_down_is_held_by_that_broker() -> None:
+    """The board names the brokers unhealthy from its own series (here: broker 2's pings
+    timing out for over 5 s) and hands them to the consumer detector: the group it
+    coordinates, not OK, carries broker_id 2 (its page is broker 2's incident)."""
+    now = [T0]
+    board = SignalBoard(JobConfig(), clock=lambda: now[0], live=True, consumer_groups=SETTINGS)
+    board.listed({1: ("127.0.0.1", 9091), 2: ("127.0.0.1", 9092)}, T0)
+
+    def polled(at: float, i: int) -> None:
+        part = PartitionOffsets("orders", 0, 100, 0, 100 + 50 * i, leader=1, lag_s=2.0 * i,
+                                lag_basis="interpolated")  # fmt: skip
+        group = GroupObservation("orders-reader", int(at * 1000), "Empty", 0, coordinator=2,
+                                 partitions=(part,))  # fmt: skip
+        board.groups_polled(GroupsRound(int(at * 1000), (group,)))
+
+    for i in range(6):  # stopped, within its 20 s objective; both brokers answer
+        now[0] = T0 + 5 * i
+        board.answered([Ping(b, now[0], now[0] + 0.001, "answered") for b in (1, 2)])
+        polled(now[0], i)
+    status = [s for s in board.signals() if s.name == "consumergroup_status"]
+    assert [s.labels for s in status] == [labels(group="orders-reader", verdict="stopped")]
+
+    for t in range(26, 34):  # broker 2 stops answering (hung): timeouts from 26 s on
+        now[0] = T0 + t
+        board.answered([Ping(1, now[0], now[0] + 0.001, "answered"),
+                        Ping(2, now[0], now[0] + 2.0, "timeout")])  # fmt: skip
+    polled(now[0], 7)
+    status = [s for s in board.signals() if s.name == "consumergroup_status"]
+    assert [s.labels for s in status] == [
+        labels(group="orders-reader", verdict="stopped", broker_id=2)
+    ]
+    assert "its coordinator, broker 2" in status[0].details["held_by"]["why"]

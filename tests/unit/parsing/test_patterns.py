@@ -65,6 +65,8 @@ def test_case(case: Case) -> None:
         assert result.groups["cause"] == case.fields["cause"]
     if "session_timeout_ms" in case.fields:
         assert int(result.groups["session_timeout"]) == case.fields["session_timeout_ms"]
+    if "log_dir" in case.fields:
+        assert result.groups["log_dir"] == case.fields["log_dir"]
 
 
 @pytest.mark.parametrize("case", [c for c in ALL_CASES if c.expect in P.EVENT_TYPES],

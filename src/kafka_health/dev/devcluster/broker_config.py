@@ -59,7 +59,7 @@ def broker_properties(
     n = len(nodes)
     rf = str(min(3, n))
     props = {
-        "log.dirs": str(node.data_dir),
+        "log.dirs": ",".join([str(node.data_dir), *filter(None, [node.extra_log_dir])]),
         "listeners": f"PLAINTEXT://127.0.0.1:{node.port}",
         "advertised.listeners": f"PLAINTEXT://127.0.0.1:{node.port}",
         "num.network.threads": "2",

@@ -423,6 +423,23 @@ class LocalCluster:
         except GcPauseError as exc:
             raise DevClusterError(f"broker {broker_id}: {exc}") from exc
 
+    def set_extra_log_dir(self, broker_id: int, directory: Path | None) -> None:
+        """Give a stopped broker a second log directory (None: take it away) for its next
+        start: its ``server.properties`` written again and, in KRaft, the new directory
+        formatted (``--ignore-formatted`` leaves the others as they are)."""
+        node = self.node(broker_id)
+        self.refresh()
+        if node.pid is not None:
+            raise DevClusterError(f"broker {broker_id} must be stopped to change its log dirs")
+        node.extra_log_dir = None if directory is None else str(directory.resolve())
+        write_broker_config(node, self._broker_properties(node))
+        if directory is not None and self.spec.mode == "kraft":
+            libs = self._libs = self._libs or ensure_kafka_runtime(
+                self.spec.cache_dir, self.spec.version, self.spec.mode
+            )
+            format_storage(self.spec, libs, self.cluster_id, node, self.security)
+        self.save()
+
     def restart_broker(self, broker_id: int, timeout_s: float = 90.0) -> None:
         """Stop a broker cleanly and start it again."""
         self.stop_broker(broker_id)

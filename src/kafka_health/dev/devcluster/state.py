@@ -37,6 +37,9 @@ class BrokerNode:
     pid: int | None = None
     secure_port: int | None = None
     """The secured client listener's port, when the cluster has one."""
+    extra_log_dir: str | None = None
+    """A second Kafka log directory after ``data`` in ``log.dirs`` (the fault suite's
+    disk-full scenario puts it on a small filesystem); the first keeps the metadata log."""
 
     @property
     def log_dir(self) -> Path:

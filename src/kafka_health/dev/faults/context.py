@@ -30,6 +30,8 @@ class FaultContext:
     transport: LocalCluster | None = None
     """The cluster of the monitor's own topics (None: the single-cluster layout)."""
     notes: dict[str, Any] = field(default_factory=dict)
+    handles: dict[str, Any] = field(default_factory=dict)
+    """Live objects a scenario's steps share (its producer and consumers): not reported."""
     injected_at: float = 0.0
     metrics_port: int = 0
     """The job's /metrics (the alert service's exporter) on 127.0.0.1 (0: not known)."""

@@ -98,14 +98,19 @@ def _signal_group(pid: int, sig: signal.Signals) -> None:
 
 
 def scrape(port: int, timeout_s: float = 3.0) -> dict[Sample, float]:
-    """A /metrics endpoint as {(sample name, sorted non-empty labels): value}; {} when down."""
+    """A /metrics endpoint as {(sample name, sorted non-empty labels): value}; {} when down.
+
+    The ``cluster`` label is left out: an endpoint sets it once on every sample (the one cluster
+    its process monitors), and the callers key samples by their own labels."""
     try:
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=timeout_s) as r:
             text = r.read().decode("utf-8", "replace")
     except OSError:
         return {}
     return {
-        (s.name, tuple(sorted((k, v) for k, v in s.labels.items() if v))): s.value
+        (s.name, tuple(sorted((k, v) for k, v in s.labels.items() if v and k != "cluster"))): (
+            s.value
+        )
         for family in text_string_to_metric_families(text)
         for s in family.samples
     }

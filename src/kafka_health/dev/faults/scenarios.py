@@ -29,11 +29,28 @@ from kafka_health.dev.faults.actions_brokers import (
     thaw_victim,
     two_down,
 )
+from kafka_health.dev.faults.actions_consumers import (
+    GROUP,
+    OBJECTIVE_S,
+    RATE,
+    check_consumer_page,
+    consumers_resume,
+    consumers_stop,
+    orders_start,
+    orders_stop,
+)
 from kafka_health.dev.faults.actions_decommission import (
     DECOMMISSIONED,
     decommission,
     left_the_monitor,
     recommission,
+)
+from kafka_health.dev.faults.actions_disks import (
+    DISK_BROKER,
+    DISK_SIZE,
+    disk_prepare,
+    disk_restore,
+    fill_disk,
 )
 from kafka_health.dev.faults.actions_monitor import (
     JOB_KILLS,
@@ -82,6 +99,9 @@ MONITOR_BLIND = ("TransportUnreachable", "MonitorStalled", "ClusterUnreachable",
 """What a monitor that cannot read its own topics pages about itself (issue 12.8: within
 10 s, naming what it cannot read)."""
 TRANSPORT_HOLD_S = 30.0
+CONSUMER_STOP_BOUND_S = OBJECTIVE_S + 10.0 + 10.0
+"""The group's objective plus 10 s (issue 58), and 10 s of slack for the bench's own wait;
+the CI test holds the page to the objective plus 10 s."""
 
 
 def _nothing(ctx: FaultContext) -> None:
@@ -280,6 +300,36 @@ SCENARIOS: dict[str, Scenario] = {
             allowed=MONITOR_BLIND,
             hold_s=TRANSPORT_HOLD_S,
             layouts=("transport",),
+        ),
+        Scenario(
+            "consumer-stop",
+            f"a producer writes {RATE:g} records/s, a group of 2 real consumers ({GROUP}, "
+            f"objective {OBJECTIVE_S:g} s) reads and commits every second; close the consumers "
+            "while the producer keeps writing: ConsumerGroupLagging names the group and its "
+            "lag in seconds within the objective + 10 s; start them again: it resolves",
+            (),
+            ("ConsumerGroupLagging",),
+            consumers_stop,
+            consumers_resume,
+            allowed=(),
+            bound_s=CONSUMER_STOP_BOUND_S,
+            prepare=orders_start,
+            cleanup=orders_stop,
+            verify=check_consumer_page,
+        ),
+        Scenario(
+            "disk-full",
+            f"broker {DISK_BROKER}'s second log directory on a {DISK_SIZE} tmpfs, a topic it "
+            "leads placed there, written until Kafka takes the directory offline: "
+            "LogDirOffline names the broker and the directory; delete the topic, restart the "
+            "broker without it: resolved",
+            (DISK_BROKER,),
+            ("LogDirOffline",),
+            fill_disk,
+            disk_restore,
+            cause="LogDirOffline",
+            prepare=disk_prepare,
+            cleanup=disk_restore,
         ),
         Scenario(
             "short-pauses",
