@@ -111,11 +111,12 @@ def leaders(admin: KafkaAdminClient, topic: str) -> dict[int, int]:
 
 
 def scrape(port: int) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
-    """The canary's /metrics as {(sample name, sorted labels): value}."""
+    """The canary's /metrics as {(sample name, sorted labels): value}, without the ``cluster``
+    label every sample carries (one cluster per process)."""
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as answer:
         text = answer.read().decode()
     return {
-        (s.name, tuple(sorted(s.labels.items()))): s.value
+        (s.name, tuple(sorted((k, v) for k, v in s.labels.items() if k != "cluster"))): s.value
         for family in text_string_to_metric_families(text)
         for s in family.samples
     }

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 import urllib.request
 from collections import Counter
@@ -119,15 +120,20 @@ def wait_until(condition: Callable[[], bool], timeout_s: float, poll_s: float = 
 
 
 def scrape(port: int) -> dict[str, float]:
-    """The shipper's /metrics as {series: value} (series with their labels)."""
+    """The shipper's /metrics as {series: value} (series with their labels), without the
+    ``cluster`` label every sample carries (one cluster per process)."""
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as response:
         text = response.read().decode()
     values: dict[str, float] = {}
     for line in text.splitlines():
         if line and not line.startswith("#"):
             name, _, value = line.rpartition(" ")
+            name = CLUSTER_LABEL.sub("", name).replace(",}", "}").replace("{}", "")
             values[name] = float(value)
     return values
+
+
+CLUSTER_LABEL = re.compile(r'cluster="[^"]*",?')
 
 
 def total(metrics: dict[str, float], name: str) -> float:
