@@ -7,29 +7,12 @@ import threading
 
 import pytest
 from prometheus_client import CollectorRegistry
+from tests.support.canary_fakes import FakeClock as Clock
 
 from kafka_health.consumer_groups.config import ConsumerGroupsConfig
 from kafka_health.consumer_groups.lag import LagTable
 from kafka_health.consumer_groups.observation import GroupObservation, GroupsRound, PartitionOffsets
 from kafka_health.consumer_groups.poller import GroupsPoller, PollerMetrics
-
-
-class Clock:
-    """Wall and monotonic time moved by the test (or by the source, to take time)."""
-
-    def __init__(self) -> None:
-        self.wall = 1_767_225_600.0
-        self.mono = 100.0
-
-    def time(self) -> float:
-        return self.wall
-
-    def monotonic(self) -> float:
-        return self.mono
-
-    def advance(self, seconds: float) -> None:
-        self.wall += seconds
-        self.mono += seconds
 
 
 class FakeSource:
