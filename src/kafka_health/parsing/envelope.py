@@ -3,7 +3,9 @@
 A record's value is either the raw log entry (the key then holds a broker id or a host name) or
 a JSON envelope: the project's shipper (``kafka-health/log/v1``), Filebeat, Fluent Bit, Vector
 or an rsyslog ``omkafka`` JSON template. Which JSON paths hold the message, broker id, host,
-file and kind is configured (:class:`~kafka_health.config.EnvelopeFieldsConfig`). A record that
+file and kind is configured (:class:`~kafka_health.config.EnvelopeFieldsConfig`); a Beats
+record from before ECS (Filebeat 5.x and 6.x, :data:`PRE_ECS_BEATS`) gives its file and host
+where no configured path does. A record that
 is itself a log4j JSON layout's event (``log4j-json``) is kept whole: the parser reads its time,
 level and logger (:mod:`~kafka_health.parsing.jsonlayout`).
 
@@ -142,7 +144,7 @@ def envelope_name(doc: Column) -> Column:
     return (
         F.when(doc.getField("schema").startswith("kafka-health/log/"), "kafka-health")
         .when(is_layout_record(doc), "log4j-json")
-        .when(has("@metadata") | has("agent") | has("ecs"), "filebeat")
+        .when(has("@metadata") | has("agent") | has("ecs") | has("beat"), "filebeat")
         .when(has("source_type"), "vector")
         .when(has("syslogtag") | has("syslog-tag") | has("programname"), "rsyslog")
         .when(has("log") & ~has("message"), "fluent-bit")
@@ -151,18 +153,29 @@ def envelope_name(doc: Column) -> Column:
 
 
 ENVELOPE_MARKERS = (
-    "schema", "@metadata", "agent", "ecs", "source_type", "syslogtag", "syslog-tag",
+    "schema", "@metadata", "agent", "ecs", "beat", "source_type", "syslogtag", "syslog-tag",
     "programname", "log", "message",
 )  # fmt: skip
 """Top-level keys :func:`envelope_name` tells the shippers apart by."""
+PRE_ECS_BEATS = {"file": "source", "host": "beat.hostname"}
+"""Where Filebeat 5.x and 6.x keep the file and the host, read from a record with a top-level
+``beat`` object (``{name, hostname, version}``) when no configured path gives them. Filebeat 7.0
+moved them to ECS' ``log.file.path`` and ``host.name`` / ``agent.hostname`` (and ``offset`` to
+``log.offset``); before it, ``source`` is the file and ``beat.hostname`` the host (Filebeat 6.x
+"Changes to the output fields": "Filebeat uses the beat.hostname field", "The file field was
+renamed to source"). 6.3+ also writes ``host: {name}``, which ``host.name`` reads; Logstash's
+Beats input copies ``beat.hostname`` into a string ``host``, which ``host`` reads. A record
+without ``beat`` never reads ``source`` (Fluentd's Docker driver writes ``"source": "stdout"``).
+Samples in ``tests/fixtures/shipper_formats/`` (``filebeat-6.json``, ``filebeat-5.json``)."""
 BAD_JSON = "__kafka_health_bad_json"
 """The parsed document's field that holds the record when it is not one JSON object."""
 
 
 def doc_keys(fields: EnvelopeFieldsConfig) -> tuple[str, ...]:
-    """The top-level keys the decode reads: each configured path's first key, the shippers'
-    markers and a log4j JSON layout's keys."""
-    paths = [*fields.message, *fields.broker_id, *fields.host, *fields.file, *fields.kind]
+    """The top-level keys the decode reads: each configured path's first key (and
+    :data:`PRE_ECS_BEATS`'), the shippers' markers and a log4j JSON layout's keys."""
+    paths = [*fields.message, *fields.broker_id, *fields.host, *fields.file, *fields.kind,
+             *PRE_ECS_BEATS.values()]  # fmt: skip
     keys = [path.split(".")[0] for path in paths]
     return tuple(dict.fromkeys([*keys, *ENVELOPE_MARKERS, *LAYOUT_KEYS]))
 
@@ -304,6 +317,15 @@ def _key_broker_and_host(key: Column, record_key: str) -> tuple[Column, Column]:
     return F.when(key_is_id, F.trim(key)), F.when(~key_is_id, key)
 
 
+def pre_ecs_beats(doc: Column, is_json_ok: Column, part: str) -> Column:
+    """``part`` (file or host) where Filebeat 5.x and 6.x keep it (:data:`PRE_ECS_BEATS`), for a
+    JSON record with a top-level ``beat``; null for any other record."""
+    from pyspark.sql import functions as F
+
+    beats = is_json_ok & doc.getField("beat").isNotNull()
+    return F.when(beats, json_path(doc, PRE_ECS_BEATS[part]))
+
+
 def _with_entry(df: DataFrame, config: ParsingConfig, key: Column) -> DataFrame:
     """``df`` with ``message``, ``bad_reason``, ``file``, ``broker_id`` (as given, trimmed)
     and ``host``: the envelope's paths, else what the key gives.
@@ -321,11 +343,17 @@ def _with_entry(df: DataFrame, config: ParsingConfig, key: Column) -> DataFrame:
     df = df.withColumns({"message": message, "bad_reason": bad})
     file_parts = [
         F.when(is_json_ok, first_path(d, part)) for part in chunks(fields.file, PATHS_PER_STAGE)
-    ]
+    ] or [F.lit(None).cast("string")]
+    # A pre-ECS Beats record's file after the configured paths, in their last stage.
+    file_parts[-1] = F.coalesce(file_parts[-1], pre_ecs_beats(d, is_json_ok, "file"))
     df = coalesce_in_stages(df, "file", file_parts)
     broker_id = F.coalesce(F.when(is_json_ok, first_path(d, fields.broker_id)), key_broker)
     df = df.withColumn("broker_id", F.trim(broker_id))
-    host = F.coalesce(F.when(is_json_ok, first_path(d, fields.host)), key_host)
+    host = F.coalesce(
+        F.when(is_json_ok, first_path(d, fields.host)),
+        pre_ecs_beats(d, is_json_ok, "host"),
+        key_host,
+    )
     # The broker id's and kind's checks in a stage of their own: with the reads above, C1
     # gave up compiling the stage (test_parser_jit).
     return end_stage(df.withColumn("host", host))

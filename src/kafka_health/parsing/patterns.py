@@ -34,7 +34,14 @@ EVENT_TYPES: tuple[str, ...] = (
     "zk_disconnected",
     "controller_change",
     "broker_failure",
+    "quorum_leader",
+    "quorum_no_leader",
+    "controller_resigned",
+    "quorum_election_timeout",
+    "broker_unfenced",
+    "broker_starting",
     "controlled_shutdown",
+    "shutdown_signal",
     "min_isr_violation",
     "not_leader",
     "processor_uncaught_exception",
@@ -114,12 +121,40 @@ HEAP = r"\d+(?:[.,]\d+)?[BKMG]"
 DURATION = r"(?P<pause>\d+(?:[.,]\d+)?)(?P<pause_unit>ms|s|us|ns)"
 CAUSE = r"[^()]++(?:\(\)[^()]*+)?+"  # "Allocation Failure", "System.gc()"
 UNIFIED_HEAP = rf"(?P<heap_before>{HEAP})->(?P<heap_after>{HEAP})\((?P<heap_total>{HEAP})\)"
+# The whole heap's transition and the pause: JDK 8 ", [Metaspace: ...]" (JDK 6-7 Serial and CMS
+# ", [Perm : ...]"; JDK 6-7 Parallel " [PSPermGen: ...]", no comma: PSOldGen::print_used_change),
+# a JDK 6-7 Parallel "      GC time would exceed GCTimeLimit of 98%" line before the pause
+# (garbagecat's Parallel preprocessing), early JDK 6's -XX:+PrintHeapAtGC "Heap after gc
+# invocations=147:" block, printed inside the line up to its "}" (garbagecat dataset6/21), a
+# comma decimal where the locale writes one.
 JDK8_HEAP = (
     r"(?P<heap_before>\d+[KMG])->(?P<heap_after>\d+[KMG])\((?P<heap_total>\d+[KMG])\)"
-    r"(?:, \[[^\]]*\])*+, (?P<pause>\d+\.\d+) (?P<pause_unit>secs)\]"
+    r"(?:,? \[[^\]]*+\])*+(?:[ \t]++GC [^\n]*+\n|Heap after (?:gc|GC) invocations=[^}]*+\}\n)?"
+    r", (?P<pause>\d+[.,]\d+) (?P<pause_unit>secs)\]"
 )
 # Date and uptime stamps, then -XX:+PrintGCID's "#<gc id>: " (JDK 8u, GCTraceTime)
-JDK8_STAMP = r"^(?:\d{4}-\d\d-\d\dT[\d:.]+[+-]\d{4}: )?(?:\d+\.\d+: )?(?:#\d+: )?"
+JDK8_STAMP = r"^(?:\d{4}-\d\d-\d\dT[\d:.]+[+-]\d{4}: )?(?:\d+[.,]\d+: )?(?:#\d+: )?"
+# The same stamps where a GCTraceTime opens inside another's line ("[Full GC (...) <stamps>[...").
+JDK8_INNER_STAMP = r"(?:\d{4}-\d\d-\d\dT[\d:.]+[+-]\d{4}: )?(?:\d+[.,]\d+: )?(?:#\d+: )?"
+# -XX:+PrintTenuringDistribution inside a JDK 8 G1 pause's line (ageTable::compute_tenuring_
+# threshold: a new line, "Desired survivor size ...", then "- age   1: ..." per age), before
+# the pause's ", 0.0055924 secs]".
+G1_TENURING = r"(?:\nDesired survivor size [^\n]*+(?:\n- age [^\n]*+)*+\n)?"
+# The class histogram CollectedHeap::pre_full_gc_dump prints inside a Full GC's line
+# (-XX:+PrintClassHistogramBeforeFullGC; KlassInfoHisto::print_histo_on): its title, a line
+# per class, "Total ...", then its GCTraceTime's ", 0.1234567 secs]" (-XX:+PrintGCDetails).
+HISTOGRAM = (
+    rf"(?:{JDK8_INNER_STAMP}\[Class Histogram(?: \(before full gc\))?: ?)?"
+    r"\n num +#instances +#bytes +class name\n.*?\nTotal +\d++ +\d++\n(?:, \d+[.,]\d+ secs\]\n)?"
+)
+# -XX:+HeapDumpBeforeFullGC's GCTraceTime inside the Full GC's line; where the GC log is the
+# JVM's stdout, HeapDumper::dump's "Dumping heap to <path> ..." and "Heap dump file created
+# [<n> bytes in <t> secs]" between its title and its ", 1.2345678 secs]".
+HEAP_DUMP = (
+    rf"{JDK8_INNER_STAMP}\[Heap Dump \(before full gc\): (?:Dumping heap to [^\n]*+\n"
+    r"(?:Heap dump file created [^\n]*+\n|Unable to create [^\n]*+\n|Dump file is incomplete"
+    r"[^\n]*+\n)?)?, \d+[.,]\d+ secs\]"
+)
 
 
 def _k(name: str, event: str, trigger: str, regex: str, source: str, **kw: object) -> EventPattern:
@@ -395,6 +430,123 @@ KAFKA_PATTERNS: tuple[EventPattern, ...] = (
         r"(?P<leader_epoch>\d+)",
         "org.apache.kafka.controller.QuorumController 3.x-4.x (KRaft)",
     ),
+    # The KRaft quorum, epoch by epoch (detectors/kraft_quorum.py). Every controller's
+    # QuorumController hears each leader change of its Raft client (handleLeaderChange): the
+    # new leader logs "Becoming the active controller" (above), the others "In the new epoch
+    # E, the leader is L." or, when a vote began (a candidate bumped the epoch), "... the
+    # leader is (none)."; an active controller that loses the leadership "Renouncing ...". The
+    # Raft client (logIdent '[RaftManager id=N] ', server.log) logs its own transitions and
+    # its failed elections. Checked in the kafka-metadata and kafka-raft sources of 3.9.1 and
+    # 4.1.1 (3.9.1's raft jar: its string constants) and in real 4.1.1 devcluster logs (the
+    # active controller SIGKILLed; two of three voters SIGKILLed).
+    _k(
+        "quorum_leader.controller",
+        "quorum_leader",
+        r"In the new epoch \d+, the leader is \d",
+        r"In the new epoch (?P<leader_epoch>\d+), the leader is (?P<subject>\d+)",
+        "org.apache.kafka.controller.QuorumController.QuorumMetaLogListener.handleLeaderChange "
+        "3.x-4.x (INFO, on a controller that is not the new leader): 'In the new epoch {}, the "
+        "leader is {}.' (3.9.1, 4.1.1; real 4.1.1 devcluster line)",
+    ),
+    _k(
+        "quorum_no_leader.controller",
+        "quorum_no_leader",
+        r"In the new epoch \d+, the leader is \(none",
+        r"In the new epoch (?P<leader_epoch>\d+), the leader is \(none\)",
+        "org.apache.kafka.controller.QuorumController.QuorumMetaLogListener.handleLeaderChange "
+        "3.x-4.x (INFO): the leader's name is '(none)' when the new epoch has no leader yet (a "
+        "candidate bumped it: a vote is under way) (3.9.1, 4.1.1; real 4.1.1 devcluster line)",
+    ),
+    _k(
+        "quorum_leader.raft",
+        "quorum_leader",
+        r"Completed transition to Leader\(",
+        r"(?:\[RaftManager id=(?P<subject>\d+)\] )?Completed transition to Leader\("
+        r"[^\n]{0,1000}?, epoch=(?P<leader_epoch>\d+)",
+        "org.apache.kafka.raft.QuorumState.durableTransitionTo 3.x-4.x (INFO): 'Completed "
+        "transition to {} from {}' with LeaderState.toString, 4.1.1 'Leader(localVoterNode=%s, "
+        "epoch=%d, epochStartOffset=%d, ...' (real devcluster line), 3.9.1 "
+        "'Leader(localReplicaKey=%s, epoch=%d, ...'; the node that logs it won the vote. Not "
+        "the 'Attempting durable transition to' line before it",
+    ),
+    _k(
+        "quorum_no_leader.raft_candidate",
+        "quorum_no_leader",
+        r"Completed transition to CandidateState\(",
+        r"Completed transition to CandidateState\(localId=(?P<subject>\d+), "
+        r"(?:localDirectoryId=[^,\s]*+, ?)?epoch=(?P<leader_epoch>\d+)",
+        "org.apache.kafka.raft.QuorumState.durableTransitionTo 3.x-4.x (INFO) with "
+        "CandidateState.toString: 4.1.1 'CandidateState(localId=%d, localDirectoryId=%s, "
+        "epoch=%d, epochElection=...' (real devcluster line), 3.9.1 'CandidateState(localId=%d, "
+        "localDirectoryId=%s,epoch=%d, retries=%d, ...': the node stands for election at a new "
+        "epoch, which has no leader yet",
+    ),
+    _k(
+        "controller_resigned.metadata_event",
+        "controller_resigned",
+        r"Renouncing the leadership due to a metadata log event",
+        r"Renouncing the leadership due to a metadata log event\. We were the leader at epoch "
+        r"(?P<leader_epoch>\d+), but in the new epoch \d+, the leader is (?:(?P<leader>\d+)|"
+        r"\(none\))",
+        "org.apache.kafka.controller.QuorumController.QuorumMetaLogListener.handleLeaderChange "
+        "3.x-4.x (WARN): 'Renouncing the leadership due to a metadata log event. We were the "
+        "leader at epoch {}, but in the new epoch {}, the leader is {}. Reverting to last "
+        "stable offset {}.' (3.9.1, 4.1.1): leader_epoch is the epoch it led, leader the new "
+        "one (none: '(none)')",
+    ),
+    _k(
+        "controller_resigned.event_failure",
+        "controller_resigned",
+        r"Renouncing leadership and reverting",
+        r"at epoch (?P<leader_epoch>\d+)(?: in \d+ microseconds)?\. Renouncing leadership and "
+        r"reverting to the last committed offset",
+        "org.apache.kafka.controller.errors.EventHandlerExceptionInfo.failureMessage 3.x-4.x, "
+        "logged by QuorumController.handleEventException (INFO; ERROR through the non-fatal "
+        "fault handler): '<event>: event failed with <exception> [(treated as <exception>)] at "
+        "epoch %d in %d microseconds. Renouncing leadership and reverting to the last committed "
+        "offset %d.' (3.9.1, 4.1.1; real 4.1.1 devcluster line after two of three voters died)",
+    ),
+    _k(
+        "controller_resigned.check_quorum",
+        "controller_resigned",
+        r"Did not receive fetch request from the majority of the voters",
+        r"(?:\[RaftManager id=(?P<subject>\d+)\] )?Did not receive fetch request from the "
+        r"majority of the voters within \d+ ?ms",
+        "org.apache.kafka.raft.LeaderState.timeUntilCheckQuorumExpires 3.x-4.x (INFO): 'Did not "
+        "receive fetch request from the majority of the voters within {}ms. Current fetched "
+        "voters are {}, and voters are {}'; KafkaRaftClient.pollLeader then resigns (3.9.1, "
+        "4.1.1; real 4.1.1 devcluster line, 3000 ms: 1.5 fetch timeouts)",
+    ),
+    _k(
+        "quorum_election_timeout.prospective",
+        "quorum_election_timeout",
+        r"Election timed out before receiving sufficient vote",
+        r"(?:\[RaftManager id=(?P<subject>\d+)\] )?Election timed out before receiving "
+        r"sufficient vote responses to become candidate",
+        "org.apache.kafka.raft.KafkaRaftClient.pollProspective 4.x (KIP-996 pre-vote; INFO): "
+        "'Election timed out before receiving sufficient vote responses to become candidate. "
+        "Current epoch election state: {}' (4.1.1; real devcluster line, repeated every 1-2 s "
+        "by the survivor of two voters killed)",
+    ),
+    _k(
+        "quorum_election_timeout.candidate",
+        "quorum_election_timeout",
+        r"Election was not granted, transitioning to prospective",
+        r"(?:\[RaftManager id=(?P<subject>\d+)\] )?Election was not granted, transitioning to "
+        r"prospective",
+        "org.apache.kafka.raft.KafkaRaftClient.pollCandidate 4.x (INFO): 'Election was not "
+        "granted, transitioning to prospective' (4.1.1): the candidate's election timed out",
+    ),
+    _k(
+        "quorum_election_timeout.candidate_3x",
+        "quorum_election_timeout",
+        r"Election has timed out, backing off",
+        r"(?:\[RaftManager id=(?P<subject>\d+)\] )?Election has timed out, backing off for \d+ "
+        r"?ms before becoming a candidate again",
+        "org.apache.kafka.raft.KafkaRaftClient.pollCandidate 3.x (INFO): 'Election has timed "
+        "out, backing off for {}ms before becoming a candidate again' (3.9.1's jar; 4.x: "
+        "'Election was not granted')",
+    ),
     _k(
         "broker_failure.zk",
         "broker_failure",
@@ -425,6 +577,28 @@ KAFKA_PATTERNS: tuple[EventPattern, ...] = (
         "'Replayed RegisterBrokerRecord establishing a new incarnation' (3.6+): every "
         "controller logs it, and again for old records when it starts",
     ),
+    # A KRaft broker fenced (broker_failure.kraft_fenced) and unfenced again, repeatedly, is a
+    # fencing storm (detectors/kraft_quorum.py) unless it restarted in between: its own start
+    # line tells a restart from a broker that lost its session while it ran.
+    _k(
+        "broker_unfenced.heartbeat",
+        "broker_unfenced",
+        r"to unfence has been granted",
+        r"The request from broker (?P<subject>\d+) to unfence has been granted",
+        "org.apache.kafka.controller.BrokerHeartbeatManager.calculateNextBrokerState 3.x-4.x "
+        "(INFO, the active controller): 'The request from broker {} to unfence has been granted "
+        "because it has caught up with the offset of its register broker record {}.' (3.9.1, "
+        "4.1.1; real 4.1.1 devcluster line)",
+    ),
+    _k(
+        "broker_starting.lifecycle",
+        "broker_starting",
+        r"is now STARTING",
+        r"Incarnation \S++ of broker (?P<subject>\d+) in cluster \S++ is now STARTING",
+        "kafka.server.BrokerLifecycleManager.start 3.x-4.x (KRaft, INFO, the broker's first "
+        "lifecycle line, before it registers): 'Incarnation %s of broker %d in cluster %s is "
+        "now STARTING.' (3.9.1, 4.1.1; real 4.1.1 devcluster line)",
+    ),
     _k(
         "controlled_shutdown.broker_zk",
         "controlled_shutdown",
@@ -440,8 +614,8 @@ KAFKA_PATTERNS: tuple[EventPattern, ...] = (
         "kafka.server.BrokerServer 3.x-4.x (KRaft)",
     ),
     _k(
-        "controlled_shutdown.signal",
-        "controlled_shutdown",
+        "shutdown_signal.sigterm",
+        "shutdown_signal",
         r"Terminating process due to signal",
         r"Terminating process due to signal SIG(?:TERM|INT|HUP)\b",
         "org.apache.kafka.common.utils.LoggingSignalHandler (kafka-clients 3.9.1, 4.1.1): "
@@ -484,6 +658,40 @@ KAFKA_PATTERNS: tuple[EventPattern, ...] = (
         "ISR Set(2) is insufficient to satisfy the min.isr requirement of %d for partition %s'; "
         "3.x-4.x 'The size of the current ISR : %d is insufficient ...'",
         scope="entry",
+    ),
+    # A follower asking a broker that is no longer the leader (Kafka 2.0 logs no exception for
+    # it: AbstractFetcherThread handles NOT_LEADER_FOR_PARTITION before its 'Error for partition
+    # %s at offset %d' branch), and the exception's own message quoted by the broker's request
+    # handlers. Checked in apache/kafka's tags 0.8.2.2-3.0.0 (2.0.0 and 2.0.1 in full).
+    _k(
+        "not_leader.remote_broker",
+        "not_leader",
+        r"Remote broker is not the leader",
+        r"Remote broker is not the leader for partition (?P<tp>[^\s,]++)",
+        "kafka.server.AbstractFetcherThread 1.1-2.0 (INFO; DEBUG 2.1+), logIdent '[ReplicaFetcher "
+        "replicaId=%d, leaderId=%d, fetcherId=%d] ': 'Remote broker is not the leader for "
+        "partition %s, which could indicate that the partition is being moved'",
+    ),
+    _k(
+        "not_leader.epoch_retry",
+        "not_leader",
+        r"reported an error: NOT_LEADER_(?:FOR_PARTITION|OR_FOLLOWER)",
+        r"Retrying leaderEpoch request for partition (?P<tp>\S++) as the (?:leader|current "
+        r"replica) reported an error: NOT_LEADER_(?:FOR_PARTITION|OR_FOLLOWER)",
+        "kafka.server.ReplicaFetcherThread 1.0-2.0, AbstractFetcherThread 2.1-3.x (INFO): "
+        "'Retrying leaderEpoch request for partition %s as the leader reported an error: %s' "
+        "(Errors' name: NOT_LEADER_FOR_PARTITION to 2.5, NOT_LEADER_OR_FOLLOWER 2.6+); "
+        "ReplicaAlterLogDirsThread 1.1-3.x '... as the current replica reported an error: %s'",
+    ),
+    _k(
+        "not_leader.leader_not_local",
+        "not_leader",
+        r"Leader not local for partition",
+        rf"Leader not local for partition (?:{OLD_TP}|(?P<tp>[^\s,\]]++)) on broker \d",
+        "NotLeaderForPartitionException's message (NotLeaderOrFollowerException 2.6+), "
+        "kafka.cluster.Partition / ReplicaManager 0.8-3.x: 'Leader not local for partition %s on "
+        "broker %d' ('[%s,%d]' to 0.10), quoted as '... on partition %s failed due to %s' by "
+        "KafkaApis and ReplicaManager 0.8.2 (WARN) and KafkaApis' ListOffsets 0.9-2.x (DEBUG)",
     ),
     _k(
         "not_leader.error_code",
@@ -694,6 +902,17 @@ KAFKA_PATTERNS: tuple[EventPattern, ...] = (
 # "GC(n) ...". JDK 8 -XX:+PrintGCDetails: optional date and uptime stamps, then "[GC ..." or
 # "[Full GC ...", possibly over several lines (G1 detail blocks, CMS interleaving).
 
+# What follows "[GC" in JDK 6-8 lines that are not young collections: G1's "[GC pause" (its own
+# patterns), "[GC concurrent-...", "[GC remark ... [GC ref-proc, ...]", "[GC cleanup 4476M->
+# 4470M(8192M), ...]" (a figure, but no collection), CMS's phases (JDK 8 "[GC (CMS Initial
+# Mark)", "[GC (CMS Final Remark)"; JDK 6-7 "[GC [1 CMS-initial-mark: ...", "[GC[YG occupancy:
+# ...][Rescan ...][1 CMS-remark: ..."). In the regex too, so that it never matches where its
+# trigger does not (Spark runs the regex alone).
+NOT_YOUNG = (
+    r"(?! pause| concurrent| remark| cleanup| ref-proc| \(CMS| ?\[1 CMS-initial-mark"
+    r"| ?\[YG occupancy)"
+)
+
 GC_PATTERNS: tuple[EventPattern, ...] = (
     _g(
         "gc_failure.g1_evacuation_failure",
@@ -743,24 +962,27 @@ GC_PATTERNS: tuple[EventPattern, ...] = (
     _g(
         "young_gc.unified",
         "young_gc",
-        r"GC\(\d+\) Pause (?:Young|Mixed|Initial Mark)\b.*\d[BKMG]->",
-        rf"GC\(\d+\) Pause (?:Young|Mixed|Initial Mark)(?: \((?P<cause>{CAUSE})\))*+ "
+        r"GC\(\d+\) Pause (?:Young|Mixed|Initial Mark \()\b.*\d[BKMG]->",
+        rf"GC\(\d+\) Pause (?:Young|Mixed|Initial Mark(?= \())(?: \((?P<cause>{CAUSE})\))*+ "
         rf"{UNIFIED_HEAP} {DURATION}",
         "JDK 11+ G1 'Pause Young (Normal|Concurrent Start|Prepare Mixed|Mixed) (G1 Evacuation "
         "Pause) 2M->2M(10M) 1.037ms'; JDK 9-10 G1 'Pause Young|Mixed|Initial Mark (G1 "
-        "Evacuation Pause)'; Parallel/Serial 'Pause Young (Allocation Failure) 64M->5M(245M) "
-        "4.7ms'",
+        "Evacuation Pause)'; Parallel/Serial/CMS 'Pause Young (Allocation Failure) "
+        "64M->5M(245M) 4.7ms'. JDK 9-13 CMS 'Pause Initial Mark 91M->91M(150M) 0.165ms' has no "
+        "cause (CMSCollector::do_CMS_operation's GCTraceTime gets GCCause::_no_gc): a CMS "
+        "phase, not a young collection, as in JDK 8",
     ),
     _g(
         "gc_failure.jdk8_g1_to_space_exhausted",
         "gc_failure",
         r"\(to-space (?:exhausted|overflow)\)",
-        rf"(?s){JDK8_STAMP}\[GC pause \((?P<cause>[^)]*)\) \((?:young|mixed)\)[^\n]*?"
-        r"\(to-space (?:exhausted|overflow)\), (?P<pause>\d+\.\d+) (?P<pause_unit>secs)\]"
-        r"(?:.*?Heap: (?P<heap_before>[\d.]+[BKMG])\([\d.]+[BKMG]\)->(?P<heap_after>[\d.]+[BKMG])"
-        r"\((?P<heap_total>[\d.]+[BKMG])\))?",
+        rf"(?s){JDK8_STAMP}\[GC pause (?:\((?P<cause>{CAUSE})\) )?\((?:young|mixed|partial)\)"
+        rf"[^\n]*?{G1_TENURING} ?\(to-space (?:exhausted|overflow)\)(?: \(initial-mark\))?, "
+        r"(?P<pause>\d+[.,]\d+) "
+        r"(?P<pause_unit>secs)\](?:.*?Heap: (?P<heap_before>[\d.,]+[BKMG])\([\d.,]+[BKMG]\)->"
+        r"(?P<heap_after>[\d.,]+[BKMG])\((?P<heap_total>[\d.,]+[BKMG])\))?",
         "JDK 7-8 G1 -XX:+PrintGCDetails: '[GC pause (G1 Evacuation Pause) (young) (to-space "
-        "exhausted), 0.1234 secs]'",
+        "exhausted), 0.1234 secs]' (G1CollectedHeap::log_gc_footer), tenuring lines before it",
         scope="entry",
         collector="g1",
     ),
@@ -795,7 +1017,7 @@ GC_PATTERNS: tuple[EventPattern, ...] = (
         r"\[Full GC\b",
         rf"{JDK8_STAMP}\[Full GC(?: \((?P<cause>{CAUSE})\))?\s+"
         r"(?P<heap_before>[\d.]+[BKMG])->(?P<heap_after>[\d.]+[BKMG])\((?P<heap_total>[\d.]+[BKMG])\)"
-        r", (?P<pause>\d+\.\d+) (?P<pause_unit>secs)\]",
+        r", (?P<pause>\d+[.,]\d+) (?P<pause_unit>secs)\]",
         "JDK 7-8 G1 (and -XX:+PrintGC without details): '[Full GC (Allocation Failure)  "
         "8071M->4285M(8192M), 10.3987109 secs]'",
     ),
@@ -804,9 +1026,9 @@ GC_PATTERNS: tuple[EventPattern, ...] = (
         "full_gc",
         r"\[Full GC\b",
         rf"(?s){JDK8_STAMP}\[Full GC(?: \((?P<cause>{CAUSE})\))? *"
-        r"(?:$|\n?(?:\d{4}-\d\d-\d\dT[\d:.]+[+-]\d{4}: )?(?:\d+\.\d+: )?\[GC concurrent-)"
+        rf"(?:$|\n?{JDK8_INNER_STAMP}\[GC concurrent-)"
         r"(?:.*?\s(?P<heap_before>[\d.]+[BKMG])->(?P<heap_after>[\d.]+[BKMG])"
-        r"\((?P<heap_total>[\d.]+[BKMG])\), (?P<pause>\d+\.\d+) (?P<pause_unit>secs)\])?",
+        r"\((?P<heap_total>[\d.]+[BKMG])\), (?P<pause>\d+[.,]\d+) (?P<pause_unit>secs)\])?",
         "JDK 7-8 G1: G1CollectedHeap::do_full_collection prints '[Full GC (cause) ' and only at "
         "the end the heap and pause; the concurrent mark thread's '[GC concurrent-...]' lines "
         "(own date and uptime stamps) land in between, on the same line or the next. The "
@@ -815,40 +1037,80 @@ GC_PATTERNS: tuple[EventPattern, ...] = (
         collector="g1",
     ),
     _g(
+        "full_gc.jdk8_g1_dump",
+        "full_gc",
+        r"\[Full GC\b",
+        rf"(?s){JDK8_STAMP}\[Full GC(?: \((?P<cause>{CAUSE})\))? *+(?:{HEAP_DUMP})?(?:{HISTOGRAM})?"
+        r" *+(?P<heap_before>[\d.]+[BKMG])->(?P<heap_after>[\d.]+[BKMG])"
+        rf"\((?P<heap_total>[\d.]+[BKMG])\){G1_TENURING}, (?P<pause>\d+[.,]\d+) "
+        r"(?P<pause_unit>secs)\]",
+        "JDK 8 G1 G1CollectedHeap::do_collection: the Full GC's GCTraceTime opens '[Full GC "
+        "(cause) ', then CollectedHeap::pre_full_gc_dump prints -XX:+HeapDumpBeforeFullGC's "
+        "'<stamps>[Heap Dump (before full gc): , 1.2345678 secs]' and -XX:+PrintClassHistogram"
+        "BeforeFullGC's '<stamps>[Class Histogram (before full gc): ' + histogram + ', 0.1 secs]', "
+        "then ' 8071M->4285M(8192M), 10.3987109 secs]' (the pause includes the dump's). The "
+        "after-Full-GC dump and histogram come after the line, entries of their own. JDK 6 G1 "
+        "prints -XX:+PrintTenuringDistribution's lines before the pause (GCViewer's "
+        "SampleSun1_6_0G1FullGcTenuringDistribution.txt)",
+        scope="entry",
+        collector="g1",
+    ),
+    _g(
         "full_gc.jdk8_generational",
         "full_gc",
         r"\[Full GC\b",
-        rf"(?s){JDK8_STAMP}\[Full GC(?: ?\((?P<cause>{CAUSE})\))?[^\n]*?"
+        rf"(?s){JDK8_STAMP}\[Full GC(?: ?\((?P<cause>{CAUSE})\))?.*?"
         r"(?:\[(?P<young_gen>PSYoungGen|ParNew|DefNew|CMS|Tenured|ParOldGen|PSOldGen)\b.*?)?\] "
         + JDK8_HEAP,
         "JDK 6-8 Parallel '[Full GC (Ergonomics) [PSYoungGen: ...] [ParOldGen: ...] 5112K->"
-        "4968K(125952K), [Metaspace: ...], 0.0102 secs]', CMS '[Full GC (Allocation Failure) "
-        "[CMS: ...] ...', Serial '[Full GC (Allocation Failure) [Tenured: ...] ...'",
+        "4968K(125952K), [Metaspace: ...], 0.0102 secs]' (JDK 6-7 '... 146596K->112415K(475904K) "
+        "[PSPermGen: ...], 0.7563620 secs]'), CMS '[Full GC (Allocation Failure) [CMS: ...] ...', "
+        "Serial '[Full GC (Allocation Failure) [Tenured: ...] ...'; lines printed inside the "
+        "collection's own line (-XX:+TraceClassUnloading '[Unloading class ...]', "
+        "-XX:+PrintTenuringDistribution, a dump or class histogram before it) are passed over",
+        scope="entry",
+    ),
+    _g(
+        "full_gc.jdk8_before_full_gc_dump",
+        "full_gc",
+        r"\[Full GC\b",
+        rf"(?s){JDK8_STAMP}\[Full GC(?: ?\((?P<cause>{CAUSE})\))? *+(?:{JDK8_INNER_STAMP}\[(?:"
+        r"Heap Dump|Class Histogram)(?: \(before full gc\))?:|\n num +#instances)",
+        "JDK 8 CollectedHeap::pre_full_gc_dump inside a Full GC's line whose figures are not in "
+        "the entry's scanned text (a class histogram of thousands of lines): a Full GC, pause "
+        "unknown (JDK 6-7: '[Class Histogram:')",
         scope="entry",
     ),
     _g(
         "young_gc.jdk8_g1",
         "young_gc",
         r"\[GC pause \(",
-        rf"(?s){JDK8_STAMP}\[GC pause \((?P<cause>[^)]*)\) \((?:young|mixed)\)[^\n,]*, "
-        r"(?P<pause>\d+\.\d+) (?P<pause_unit>secs)\](?:.*?Heap: (?P<heap_before>[\d.]+[BKMG])"
-        r"\([\d.]+[BKMG]\)->(?P<heap_after>[\d.]+[BKMG])\((?P<heap_total>[\d.]+[BKMG])\))?",
+        rf"(?s){JDK8_STAMP}\[GC pause (?:\((?P<cause>{CAUSE})\) )?\((?:young|mixed|partial)\)"
+        rf"[^\n,]*+{G1_TENURING}, (?P<pause>\d+[.,]\d+) (?P<pause_unit>secs)\](?:.*?Heap: "
+        r"(?P<heap_before>[\d.,]+[BKMG])\([\d.,]+[BKMG]\)->(?P<heap_after>[\d.,]+[BKMG])"
+        r"\((?P<heap_total>[\d.,]+[BKMG])\))?",
         "JDK 7-8 G1 -XX:+PrintGCDetails: '[GC pause (G1 Evacuation Pause) (young|mixed)"
         "[ (initial-mark)], 0.0749305 secs]' then '[Eden: ... Heap: 5649.6M(8192.0M)->"
-        "5466.5M(8192.0M)]'",
+        "5466.5M(8192.0M)]' (G1CollectedHeap::log_gc_header/log_gc_footer); the cause may hold "
+        "parentheses ('(System.gc())': -XX:+ExplicitGCInvokesConcurrent runs System.gc() as a "
+        "young initial-mark pause, not a Full GC); -XX:+PrintTenuringDistribution's lines "
+        "come before the pause; JDK 6-7 before 7u40 has no cause (JDK 6 '(partial)': mixed)",
         scope="entry",
         collector="g1",
     ),
     _g(
         "young_gc.jdk8_generational",
         "young_gc",
-        r"\[GC\b(?! pause| concurrent| remark| cleanup| \(CMS)",
-        rf"(?s){JDK8_STAMP}\[GC(?! \(CMS)(?: ?\((?P<cause>{CAUSE})\))?[^\n]*?"
-        r"(?:\[(?P<young_gen>PSYoungGen|ParNew|DefNew)\b.*?\] |\s)" + JDK8_HEAP,
+        rf"\[GC\b{NOT_YOUNG}",
+        rf"(?s){JDK8_STAMP}\[GC{NOT_YOUNG}(?: ?\((?P<cause>{CAUSE})\))?"
+        r"(?:.*?\[(?P<young_gen>PSYoungGen|ParNew|DefNew)\b.*?\] |[^\n]*?\s)" + JDK8_HEAP,
         "JDK 6-8 Parallel '[GC (Allocation Failure) [PSYoungGen: ...] 33280K->5112K(125952K), "
         "0.0041 secs]', CMS '[GC (Allocation Failure) 1.2: [ParNew: ...] ...', Serial "
         "'[GC (Allocation Failure) [DefNew: ...] ...', -XX:+PrintGC '[GC 118250K->113543K"
-        "(130112K), 0.0094143 secs]'",
+        "(130112K), 0.0094143 secs]'; lines printed inside the collection's line (JDK 6-8 "
+        "Parallel's -XX:+PrintTenuringDistribution '[GC\\nDesired survivor size ...\\n "
+        "[PSYoungGen: ...', PSScavenge::invoke_no_policy; -XX:+PrintAdaptiveSizePolicy) are "
+        "passed over; without a generation's name the figures are on the first line",
         scope="entry",
     ),
 )
@@ -868,10 +1130,18 @@ _JDK8_PREFIX = r"(?:\d{4}-\d\d-\d\dT[\d:.]+[+-]\d{4}: )?(?:\d+[.,]\d+: )?(?:#\d+
 # its line where the layout is not compact: log4j2 JsonLayout's default), or, in
 # any other log4j layout (thread first, no brackets), an unindented line with a level word
 # near its start. Anything else continues the entry before it (stack frames, "Caused by:",
-# exception lines, indented GC details).
+# exception lines, indented GC details), and so does JDK 6-8 -XX:+TraceClassUnloading's
+# "[Unloading class <name>]" (ClassLoadingService::notify_class_unloaded), printed on the
+# JVM's stdout in the middle of the Full GC line that unloads the class, and a generation's
+# part of a collection ("49830.934: [CMS: ...", "[ParNew ...", "[CMS<stamp>: [CMS-concurrent-")
+# where early JDK 6's -XX:+PrintHeapAtGC printed its "{Heap before gc invocations=146:" block
+# inside the collection's line (garbagecat's "split PrintHeapAtGC", dataset6/8/21); the CMS
+# thread's own "[CMS-concurrent-..." lines still start entries.
+_INNER_GENERATION = r"(?:ParNew|DefNew|Tenured)\b|CMS(?!-)"
 ENTRY_START = (
-    r"^(?:\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d|\[|\{\"|\{\s*$|#\d+: \[|"
-    r"\d+[.,]\d+: (?:\[|#\d+: \[|Total time for which|Application time:)|"
+    rf"^(?:\[?\d{{4}}-\d\d-\d\d[ T]\d\d:\d\d|\[(?!Unloading class |{_INNER_GENERATION})|\{{\"|"
+    r"\{\s*$|#\d+: \[|"
+    rf"\d+[.,]\d+: (?:\[(?!{_INNER_GENERATION})|#\d+: \[|Total time for which|Application time:)|"
     rf"{_LEVELS}\b|(?!{_EXCEPTION_LINE}|Caused by:)\S[^\n]{{0,100}}?\b{_LEVELS}\b)"
 )
 # A lone record that only continues an entry (shippers that do not join lines).
