@@ -136,6 +136,8 @@ SIGNALS: dict[str, SignalSpec] = {
         _spec("controller_changes", Unit.COUNT, "broker_id", "controller changes seen"),
         _spec("broker_failures", Unit.COUNT, "broker_id", "brokers the controller saw fail"),
         _spec("controlled_shutdowns", Unit.COUNT, "broker_id", "controlled shutdowns logged"),
+        _spec("shutdown_signals", Unit.COUNT, "broker_id",
+              "SIGTERM, SIGINT or SIGHUP received by the broker process (logged)"),
         _spec("processor_uncaught_exceptions", Unit.COUNT, "broker_id",
               "SocketServer processors that hit an uncaught exception"),
         _spec("coordinator_loads_stuck", Unit.GAUGE, "broker_id",
@@ -144,6 +146,16 @@ SIGNALS: dict[str, SignalSpec] = {
         _spec("log_dir_offline", Unit.GAUGE, "broker_id",
               "the broker's log directories offline after a failure (disk full, I/O error), "
               "until it restarts (details: their paths, whether it halted)"),
+        _spec("kraft_controller_elections", Unit.COUNT, "",
+              "KRaft controller elections (epochs of the metadata quorum that got a leader) in "
+              "the last 5 minutes of the controllers' logs (details: the moves, votes without "
+              "a leader, election timeouts, resignations, the voters)"),
+        _spec("kraft_leaderless_seconds", Unit.SECONDS, "",
+              "how long the KRaft controller quorum has had no leader, from the controllers' "
+              "logs; 0 while it has one (details: the last leader and epoch, the evidence)"),
+        _spec("kraft_broker_fencings", Unit.COUNT, "broker_id",
+              "times the active controller fenced the broker (its session timed out) and "
+              "unfenced it again without a restart, in the last 5 minutes of the logs"),
         _spec("not_leader_errors", Unit.COUNT, "broker_id", "NotLeaderOrFollower errors logged"),
         _spec("not_enough_replicas_errors", Unit.COUNT, "broker_id",
               "NotEnoughReplicas / below min ISR errors logged"),

@@ -184,7 +184,11 @@ class AlertingConfig:
     enabled: bool = True
     rules_file: str = "conf/alerts.yaml"
     state_dir: str = "var/alerting"
-    tick_s: float = 1.0
+    tick_s: float = 0.5
+    """How often rules are evaluated between pushes. A condition that holds once time passes
+    (a broker silent for more than 5 s) is seen up to one tick late: 1 s put a hung broker's
+    page at 7.1 s in 1 of 3 runs (target 7 s); a tick costs about 0.25 ms of CPU. The job
+    publishes its signals on the same tick."""
     signal_ttl_s: float = 60.0
     """A series given by ``submit`` (partial updates) and not reported again for this long is
     gone. The job publishes full snapshots: its series go at once, and a stale source's values

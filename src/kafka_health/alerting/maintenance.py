@@ -56,15 +56,18 @@ from kafka_health.model import LOGS_READ_SIGNAL, Signal
 
 log = logging.getLogger(__name__)
 
-SHUTDOWN_SIGNAL = "controlled_shutdowns"
+SHUTDOWN_SIGNALS = ("controlled_shutdowns", "shutdown_signals")
+"""A broker that logged a controlled shutdown, or a termination signal (SIGTERM is how every
+service manager stops a broker; its own shutdown lines can be lost), is restarting on purpose."""
 EVIDENCE_SIGNAL = "broker_shutdown_evidence"
 ANSWER_SIGNAL = "broker_unanswered_seconds"
+_LOGGED = {"controlled_shutdowns": "a controlled shutdown", "shutdown_signals": "a SIGTERM"}
 RETENTION_S = 86400.0
 """Ended windows are kept this long: alerts in keep_firing_for are judged against them."""
 
 
 class Maintenance:
-    """Maintenance windows per broker id, opened by ``controlled_shutdowns`` signals."""
+    """Maintenance windows per broker id, opened by :data:`SHUTDOWN_SIGNALS`."""
 
     def __init__(
         self,
@@ -97,11 +100,11 @@ class Maintenance:
                 continue
             broker = sig.label("broker_id")
             self._observe_restart(sig, broker)
-            if sig.name == SHUTDOWN_SIGNAL and sig.value > 0 and broker:
+            if sig.name in SHUTDOWN_SIGNALS and sig.value > 0 and broker:
                 before = self.until.get(broker, 0.0)
                 if now is not None and before <= now:
-                    log.info("broker %s is in maintenance: it logged a controlled shutdown "
-                             "(the job's window ending %.1f)", broker, sig.at)  # fmt: skip
+                    log.info("broker %s is in maintenance: it logged %s (the job's window "
+                             "ending %.1f)", broker, _LOGGED[sig.name], sig.at)  # fmt: skip
                 self.until[broker] = max(before, sig.at + self.window_s)
 
     def _observe_restart(self, sig: Signal, broker: str) -> None:

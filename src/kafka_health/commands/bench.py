@@ -82,7 +82,9 @@ def run(args: argparse.Namespace) -> int:
             print(f"{scenario.name:<18} {scenario.description}")
             print(f"{'':<18} expects: {scenario.describe_expected()}")
         return 0
-    names = args.scenarios or [n for n, s in SCENARIOS.items() if args.layout in s.layouts]
+    names = args.scenarios or [
+        n for n, s in SCENARIOS.items() if args.layout in s.layouts and args.mode in s.modes
+    ]
     unknown = [n for n in names if n not in SCENARIOS]
     if unknown:
         print(f"unknown scenario(s): {', '.join(unknown)}; see --list", file=sys.stderr)
@@ -90,6 +92,10 @@ def run(args: argparse.Namespace) -> int:
     elsewhere = [n for n in names if args.layout not in SCENARIOS[n].layouts]
     if elsewhere:
         print(f"not in the {args.layout} layout: {', '.join(elsewhere)}", file=sys.stderr)
+        return 2
+    other_mode = [n for n in names if args.mode not in SCENARIOS[n].modes]
+    if other_mode:
+        print(f"not in {args.mode} mode: {', '.join(other_mode)}", file=sys.stderr)
         return 2
     if args.repeat < 1:
         print("--repeat must be at least 1", file=sys.stderr)

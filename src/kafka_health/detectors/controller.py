@@ -6,7 +6,10 @@ controller, the former controller logged "Fencing broker N ... session has timed
 healthy broker while the new controller logged nothing of the kind. So a controller's report
 about another broker (a broker failure) counts only when its logger was the active controller
 at that moment: the newest election (``controller_change``, by time, then by controller epoch)
-at or before the report. With no election seen yet every report counts.
+at or before the report. With no election seen yet every report counts. In KRaft the
+quorum's own lines name the leader of each epoch too (``quorum_leader``: a standby's "In the
+new epoch E, the leader is L.", the winner's Raft "Completed transition to Leader"), which
+tells who is active when the new controller's own line is late or lost.
 """
 
 from __future__ import annotations
@@ -15,8 +18,10 @@ from typing import Any
 
 from kafka_health.detectors.inputs import LogEvent
 
-REPORT_TYPES = ("broker_failure",)
+REPORT_TYPES = ("broker_failure", "broker_unfenced")
 """Events a controller logs about other brokers."""
+ELECTION_TYPES = ("controller_change", "quorum_leader")
+"""Events that name the controller elected (``subject_broker_id``, else the logger)."""
 
 KEPT_ELECTIONS = 32
 
@@ -32,7 +37,7 @@ class ActiveController:
     def trusted(self, events: list[LogEvent]) -> list[LogEvent]:
         """``events`` minus the reports of a controller that was not the active one."""
         for e in events:
-            if e.type == "controller_change" and e.event_ms is not None:
+            if e.type in ELECTION_TYPES and e.event_ms is not None:
                 elected = e.subject_broker_id if e.subject_broker_id is not None else e.broker_id
                 if elected is not None:
                     self._elections.append((e.event_ms, e.leader_epoch or -1, str(elected)))

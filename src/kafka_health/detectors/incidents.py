@@ -18,6 +18,7 @@ INCIDENT_SIGNALS = {
     "zk_disconnected": "zk_disconnects",
     "controller_change": "controller_changes",
     "controlled_shutdown": "controlled_shutdowns",
+    "shutdown_signal": "shutdown_signals",
     "processor_uncaught_exception": "processor_uncaught_exceptions",
     "log_cleaner_died": "log_cleaner_deaths",
     "not_leader": "not_leader_errors",

@@ -26,7 +26,8 @@ detector keeps it."""
 
 WINDOWED_TYPES = (
     "full_gc", "young_gc", "leader_change", "zk_session_expired", "zk_disconnected",
-    "controller_change", "broker_failure", "controlled_shutdown", "processor_uncaught_exception",
+    "controller_change", "broker_failure", "controlled_shutdown", "shutdown_signal",
+    "processor_uncaught_exception",
     "log_cleaner_died", "not_leader", "min_isr_violation", LOG_CLOCK,
 )  # fmt: skip
 
@@ -47,7 +48,7 @@ def subject(event: LogEvent) -> str:
     if event.type == "leader_change" and event.leader is not None:
         return str(event.leader)
     if (
-        event.type in ("broker_failure", "controlled_shutdown")
+        event.type in ("broker_failure", "controlled_shutdown", "shutdown_signal")
         and event.subject_broker_id is not None
     ):
         return str(event.subject_broker_id)

@@ -33,6 +33,7 @@ from kafka_health.detectors.inputs import (
     ProbeSeen,
 )
 from kafka_health.detectors.isr import ISR_EVENTS
+from kafka_health.detectors.kraft_quorum import KRAFT_EVENTS
 from kafka_health.detectors.log_dirs import LOG_DIR_EVENTS
 from kafka_health.detectors.logwindow import WINDOWED_TYPES
 from kafka_health.detectors.session_timeouts import SESSION_TIMEOUT_EVENT
@@ -53,6 +54,7 @@ DETECTED_TYPES = tuple(
             "coordinator_load_finish",
             SESSION_TIMEOUT_EVENT,
             *LOG_DIR_EVENTS,
+            *KRAFT_EVENTS,
         )
     )
 )

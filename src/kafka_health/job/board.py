@@ -45,6 +45,7 @@ from kafka_health.detectors.incidents import INCIDENT_SIGNALS, Incidents
 from kafka_health.detectors.inputs import Batch
 from kafka_health.detectors.inventory import Inventory
 from kafka_health.detectors.isr import MAX_LISTED, Isr
+from kafka_health.detectors.kraft_quorum import KRaftQuorum
 from kafka_health.detectors.log_dirs import LogDirs
 from kafka_health.detectors.logwindow import shipping_clock
 from kafka_health.detectors.loss import Loss
@@ -195,13 +196,16 @@ class SignalBoard:
         self.broker_failures = BrokerFailures(job)
         self.gc = Gc(job)
         self.log_dirs = LogDirs()
+        self.kraft_quorum = KRaftQuorum()
         self.detectors: list[Detector] = [
             self.write_path, self.loss, self.isr, Elections(job), self.gc, Incidents(job),
             self.broker_failures, self.coverage, self.reachability, self.log_dirs,
+            self.kraft_quorum,
         ]  # fmt: skip
         # What the cluster still has (brokers, the canary topic's partitions), and the
         # detectors whose state is pruned against it. The write path, ISR views, elections,
-        # incidents and GC pauses hold windows or snapshot views that expire on their own.
+        # incidents, GC pauses and the KRaft quorum hold windows or snapshot views that expire
+        # on their own.
         # With no prober, a broker the listing lost is gone only after forget_after_s: only
         # a snapshot tells a dead broker that still holds replicas.
         self.inventory = Inventory(job.inventory_ttl_s, settings.forget_after_s, [canary_topic])

@@ -25,6 +25,7 @@ MARKERS = {
     "zk_session_expired": ("session expired", "x", "#d00000"),
     "broker_failure": ("broker failed / fenced", "x-thin", "#8b0000"),
     "controlled_shutdown": ("controlled shutdown", "triangle-down", "#777777"),
+    "shutdown_signal": ("SIGTERM", "triangle-down-open", "#777777"),
     "isr_shrink": ("ISR shrink", "triangle-down", "#e8a317"),
     "isr_expand": ("ISR expand", "triangle-up", "#2e8b57"),
     "leader_change": ("leader change", "circle-open", "#4169e1"),

@@ -121,6 +121,21 @@ def test_symptom_outlasting_the_maintenance_window_pages(tmp_path: Path) -> None
     assert h.paged_rules() == ["UnderReplicatedPartitions"]
 
 
+@pytest.mark.parametrize("logged", ["controlled_shutdowns", "shutdown_signals"])
+def test_a_termination_signal_alone_opens_the_window(logged: str, tmp_path: Path) -> None:
+    """A broker whose own shutdown lines were lost (Kafka 4.x races Log4j's shutdown hook)
+    logged only the SIGTERM it got: it is restarting on purpose all the same."""
+    h = Harness(tmp_path)
+
+    def signals(t: float) -> list[Signal]:
+        out = [sig(logged, 1, t, broker_id=2)] if t < 60 else []
+        return [*out, sig("under_replicated_partitions", 5, t, broker_id=1)]
+
+    h.run(0, 120, signals)
+    assert h.alerts("UnderReplicatedPartitions"), "it did fire, muted"
+    assert h.sent == []
+
+
 def _shutdown_then_fenced(fenced_until: float) -> Signals:
     """Broker 2 logs its controlled shutdown (t 0-55); the KRaft controller fences it when its
     session times out ~12 s later, reported in the job's 1-minute windows up to

@@ -195,7 +195,7 @@ def test_the_evaluation_wakes_when_a_group_wait_ends_not_at_the_next_tick(
 ) -> None:
     """A symptom seen at 4.3 s is due at 5.3 s (group_wait_s 1): the service's next wait
     ends then, not at its next 1 s tick (after 5.3 s when the tick comes at 4.5 s)."""
-    h = Harness(tmp_path)
+    h = Harness(tmp_path, tick_s=1.0)
     signals = frozen_broker_3(thaw_at=100.0, fenced_at=None)
     h.tick(0.0, signals(0.0))  # type: ignore[operator]
     assert h.service.next_wait_s() == h.config.tick_s, "nothing waits: the tick"

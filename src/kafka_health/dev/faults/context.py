@@ -32,6 +32,9 @@ class FaultContext:
     notes: dict[str, Any] = field(default_factory=dict)
     handles: dict[str, Any] = field(default_factory=dict)
     """Live objects a scenario's steps share (its producer and consumers): not reported."""
+    targets: tuple[int, ...] | None = None
+    """The brokers the fault touched, when the scenario chooses them at its injection (the
+    active controller); None: the scenario's own ``targets``."""
     injected_at: float = 0.0
     metrics_port: int = 0
     """The job's /metrics (the alert service's exporter) on 127.0.0.1 (0: not known)."""

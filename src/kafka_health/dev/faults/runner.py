@@ -310,6 +310,7 @@ class FaultBench:
             scenario.name, self.options.mode, expected_alert=scenario.describe_expected()
         )
         ctx.notes = {}
+        ctx.targets = None
         try:
             scenario.prepare(ctx)
             self._wait_healthy()
@@ -334,6 +335,8 @@ class FaultBench:
         receiver = ctx.receiver
         ctx.injected_at = result.injected_at = time.time()
         scenario.inject(ctx)
+        if ctx.targets is not None:  # chosen at the injection (the active controller)
+            scenario = dataclasses.replace(scenario, targets=ctx.targets)
         bound_at = ctx.injected_at + scenario.bound_s
 
         def expected_page() -> bool:

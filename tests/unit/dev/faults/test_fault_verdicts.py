@@ -154,7 +154,7 @@ def test_every_scenario_names_what_it_expects() -> None:
         "acks1-loss", "rolling-restart", "receiver-outage", "monitor-kill", "monitor-kills",
         "transport-down", "transport-freeze", "short-pauses", "slow-restart",
         "broker-decommission", "consumer-stop",
-        "disk-full",
+        "disk-full", "controller-kill",
     }  # fmt: skip
     assert set(SCENARIOS) == wanted
     assert list(SCENARIOS)[-2:] == ["rolling-restart", "broker-decommission"]
