@@ -1,14 +1,17 @@
 """The consumer groups at scale (issue 58 point 6): 10,000 groups over 100,000 partitions.
 
-(a) ``--groups 10000 --partitions-per-group 10`` (the default, no Kafka): a fake admin answers
-the source's requests with kafka-python's own response objects, encoded and decoded as on the
-wire, for 3 brokers; every partition is written at 10 records/s and rounds come every 5 s of
-simulated time. A rotating 10 % of the groups stop committing for 4 rounds (their objective is
-12 s: ``lagging`` from their 3rd round), so each round ~5 % of the groups change verdict. Per
-round, each step timed on its own: kafka-python's decode of the answers; the source's parse
-(its round less the fake's building and the decode); the lag table (``GroupsPoller._with_lag``);
-``ConsumerGroups.observe`` (what the board's lock is held for); ``signals()`` right after
-(rebuilt) and on the next tick (memoised). p50/p95 over the measured rounds, and memory.
+(a) ``--groups 10000 --partitions-per-group 10`` (the default, no Kafka): the fake admin of
+``kafka_health.dev.fake_group_admin`` answers the source's requests with kafka-python's own
+response objects, encoded and decoded as on the wire, for 3 brokers; every partition is written
+at 10 records/s and rounds come every 5 s of simulated time. A rotating 10 % of the groups stop
+committing for 4 rounds (their objective is 12 s: ``lagging`` from their 3rd round), so each
+round ~5 % of the groups change verdict. Per round, each step timed on its own: kafka-python's
+decode of the answers; the source's parse (its round less the fake's building and the decode);
+the lag table (``GroupsPoller._with_lag``); ``observe``: the round folded and installed as the
+board does it, ``ConsumerGroups.fold`` (outside the board's lock), ``install`` (what the lock is
+held for: ``observe_locked_s``) and the release of the fold it replaces (after the lock);
+``signals()`` right after (rebuilt) and on the next tick (memoised). p50/p95/mean over the
+measured rounds, the collector's share of the steps (``*_gc_s``), and memory.
 
 (b) ``--kafka``: a real 1-broker cluster (``LocalCluster``), ``--kafka-groups`` groups each
 with committed offsets (``KafkaAdminClient.alter_group_offsets``, nothing consumed) on
@@ -35,14 +38,9 @@ import sys
 import time
 import tracemalloc
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kafka.admin import KafkaAdminClient
-from kafka.future import Future
-from kafka.protocol.admin import DescribeGroupsResponse, ListGroupsResponse
-from kafka.protocol.consumer import ListOffsetsResponse, OffsetFetchResponse
 from kafka.protocol.consumer.metadata import ConsumerProtocolAssignment
 
 from kafka_health.consumer_groups.config import ConsumerGroupsConfig, GroupObjective
@@ -51,6 +49,7 @@ from kafka_health.consumer_groups.observation import GroupsRound
 from kafka_health.consumer_groups.poller import GroupsPoller
 from kafka_health.consumer_groups.source import AdminGroupsSource
 from kafka_health.detectors.consumer_groups import ConsumerGroups
+from kafka_health.dev.fake_group_admin import FakeCluster, FakeGroup, FakeGroupAdmin
 from kafka_health.job.python_gc import YOUNG_THRESHOLD
 from kafka_health.kafka_config import KafkaConfig
 
@@ -79,30 +78,31 @@ def config() -> ConsumerGroupsConfig:
     )
 
 
-@dataclass
-class World:
-    """``groups`` groups, each reading ``per_group`` partitions of its own."""
+class World(FakeCluster):
+    """``groups`` groups, each reading ``per_group`` partitions of its own, at the simulated
+    time ``t`` (the log end offsets follow it)."""
 
-    groups: int
-    per_group: int
-    t: float = T0
-    round: int = 0
-
-    def __post_init__(self) -> None:
-        self.names = [f"app-{TEAMS[i % len(TEAMS)]}-{i:05d}" for i in range(self.groups)]
-        self.index = {g: i for i, g in enumerate(self.names)}
-        self.empty = {i for i in range(self.groups) if i % 20 == 7}  # 5 % without members
-        self.committed: dict[tuple[str, int], int] = {}
-        self.fake_s = 0.0
-        self.decode_s = 0.0
-        self.assignments = [self._assignment(i) for i in range(self.groups)]
+    def __init__(self, groups: int, per_group: int) -> None:
+        super().__init__(brokers=BROKERS)
+        self.per_group = per_group
+        self.t = T0
+        self.round = 0
+        self.names = [f"app-{TEAMS[i % len(TEAMS)]}-{i:05d}" for i in range(groups)]
+        for i, g in enumerate(self.names):
+            empty = i % 20 == 7  # 5 % without members
+            members = [] if empty else [self._assignment(i)]
+            state = "Empty" if empty else "Stable"
+            self.groups[g] = FakeGroup(BROKERS[i % len(BROKERS)], state, assignments=members)
+        for node in BROKERS:  # not watched: the default excludes
+            for n in range(20):
+                self.groups[f"spark-kafka-source-{node}-{n}"] = FakeGroup(node, "Empty")
+        for n in range(groups * per_group):
+            topic, partition = _partition(n)
+            self.leaders.setdefault(topic, {})[partition] = BROKERS[n % len(BROKERS)]
 
     def partitions(self, i: int) -> list[tuple[str, int]]:
         first = i * self.per_group
-        return [
-            (f"topic-{n // PARTITIONS_PER_TOPIC:04d}", n % PARTITIONS_PER_TOPIC)
-            for n in range(first, first + self.per_group)
-        ]
+        return [_partition(n) for n in range(first, first + self.per_group)]
 
     def _assignment(self, i: int) -> bytes:
         by_topic: dict[str, list[int]] = {}
@@ -118,14 +118,7 @@ class World:
             ).encode()
         )  # fmt: skip
 
-    def coordinator(self, i: int) -> int:
-        return BROKERS[i % len(BROKERS)]
-
-    @staticmethod
-    def leader(topic: str, partition: int) -> int:
-        return BROKERS[(int(topic[6:]) * PARTITIONS_PER_TOPIC + partition) % len(BROKERS)]
-
-    def end(self, key: tuple[str, int]) -> int:
+    def end_offset(self, key: tuple[str, int]) -> int:
         return int((self.t - T0 + 3600) * RATE) + key[1]
 
     def stopped(self, i: int) -> bool:
@@ -135,128 +128,16 @@ class World:
         """The next round: every active group committed 1 s behind the log end."""
         self.round += 1
         self.t += INTERVAL_S
-        for i in range(self.groups):
+        for i, g in enumerate(self.names):
             if self.stopped(i) and self.round > 1:
                 continue
+            committed = self.groups[g].committed
             for key in self.partitions(i):
-                self.committed[key] = self.end(key) - RATE
+                committed[key] = self.end_offset(key) - RATE
 
 
-class FakeManager:
-    """The admin client's manager: every send answered at once, with a response built from
-    the world, encoded and decoded (the decode is what kafka-python's I/O thread does)."""
-
-    def __init__(self, world: World) -> None:
-        self.world = world
-        self.broker_version_data = self
-        self.static: dict[Any, bytes] = {}
-
-    def api_version(self, request: Any) -> int:
-        return 8
-
-    def run(self, fn: Callable[..., Any], *args: Any) -> Any:
-        coro = fn(*args)
-        try:
-            coro.send(None)
-        except StopIteration as stop:
-            return stop.value
-        raise AssertionError("a fake future was not done")
-
-    def send(self, request: Any, node_id: int | None = None) -> Future:
-        name = type(request).__name__
-        started = cpu()
-        response = getattr(self, name)(request, node_id)
-        data = bytes(response.encode())
-        decoding = cpu()
-        decoded = type(response).decode(data, version=response.API_VERSION)
-        self.world.fake_s += decoding - started
-        self.world.decode_s += cpu() - decoding
-        return Future().success(decoded)
-
-    def ListGroupsRequest(self, request: Any, node: int) -> Any:
-        R, w = ListGroupsResponse, self.world
-        groups = [
-            R.ListedGroup(group_id=g, protocol_type="consumer",
-                          group_state="Empty" if i in w.empty else "Stable", group_type="classic")
-            for i, g in enumerate(w.names) if w.coordinator(i) == node
-        ]  # fmt: skip
-        groups += [  # not watched: the default excludes
-            R.ListedGroup(group_id=f"spark-kafka-source-{node}-{n}", protocol_type="consumer",
-                          group_state="Empty", group_type="classic")
-            for n in range(20)
-        ]  # fmt: skip
-        return R(version=5, throttle_time_ms=0, error_code=0, groups=groups)
-
-    def DescribeGroupsRequest(self, request: Any, node: int) -> Any:
-        G, w = DescribeGroupsResponse.DescribedGroup, self.world
-        out = []
-        for g in request.groups:
-            i = w.index[g]
-            members = [] if i in w.empty else [
-                G.DescribedGroupMember(member_id=f"m-{i}", client_id="c", client_host="/h",
-                                       member_metadata=b"", member_assignment=w.assignments[i])
-            ]  # fmt: skip
-            out.append(
-                G(error_code=0, group_id=g, group_state="Empty" if i in w.empty else "Stable",
-                  protocol_type="consumer", protocol_data="range", members=members)
-            )  # fmt: skip
-        return DescribeGroupsResponse(version=5, throttle_time_ms=0, groups=out)
-
-    def OffsetFetchRequest(self, request: Any, node: int) -> Any:
-        R, w = OffsetFetchResponse, self.world
-        Grp = R.OffsetFetchResponseGroup
-        T = Grp.OffsetFetchResponseTopics
-        P = T.OffsetFetchResponsePartitions
-        out = []
-        for g in request.groups:
-            by_topic: dict[str, list[Any]] = {}
-            for key in w.partitions(w.index[g.group_id]):
-                by_topic.setdefault(key[0], []).append(
-                    P(partition_index=key[1], committed_offset=w.committed[key], error_code=0)
-                )
-            topics = [T(name=t, partitions=ps) for t, ps in by_topic.items()]
-            out.append(Grp(group_id=g.group_id, topics=topics, error_code=0))
-        return R(version=8, throttle_time_ms=0, groups=out)
-
-    def ListOffsetsRequest(self, request: Any, node: int) -> Any:
-        R, w = ListOffsetsResponse, self.world
-        T = R.ListOffsetsTopicResponse
-        P = T.ListOffsetsPartitionResponse
-        topics = []
-        for topic in request.topics:
-            parts = []
-            for p in topic.partitions:
-                offset = 0 if p.timestamp == -2 else w.end((topic.name, p.partition_index))
-                parts.append(P(partition_index=p.partition_index, error_code=0, timestamp=-1,
-                               offset=offset))  # fmt: skip
-            topics.append(T(name=topic.name, partitions=parts))
-        return R(version=4, throttle_time_ms=0, topics=topics)
-
-
-class FakeAdmin:
-    _list_partition_offsets_request = staticmethod(KafkaAdminClient._list_partition_offsets_request)
-
-    def __init__(self, world: World) -> None:
-        self.world = world
-        self._manager = FakeManager(world)
-
-    async def _get_cluster_metadata(self, topics: list[str]) -> dict[str, Any]:
-        started = cpu()
-        out = {
-            "brokers": [{"node_id": b} for b in BROKERS],
-            "topics": [
-                {"name": t, "partitions": [
-                    {"partition_index": p, "leader_id": World.leader(t, p), "error_code": 0}
-                    for p in range(PARTITIONS_PER_TOPIC)
-                ]}
-                for t in topics
-            ],
-        }  # fmt: skip
-        self.world.fake_s += cpu() - started
-        return out
-
-    def close(self, timeout_s: float | None = None) -> None:
-        pass
+def _partition(n: int) -> tuple[str, int]:
+    return f"topic-{n // PARTITIONS_PER_TOPIC:04d}", n % PARTITIONS_PER_TOPIC
 
 
 class ManualClock:
@@ -299,20 +180,41 @@ def quantiles(values: list[float]) -> dict[str, float]:
     ordered = sorted(values)
     p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
     return {"p50": round(statistics.median(ordered), 4), "p95": round(p95, 4),
-            "max": round(ordered[-1], 4)}  # fmt: skip
+            "max": round(ordered[-1], 4), "mean": round(statistics.mean(ordered), 4)}  # fmt: skip
+
+
+class Collections:
+    """CPU seconds this thread spent in Python's collector (``gc.callbacks``): a collection
+    falls in whichever step allocates past a threshold, so a step's p50 moves with where the
+    rounds' collections fall; ``*_gc_s`` say how much of a step they were."""
+
+    def __init__(self) -> None:
+        self.s = 0.0
+        self._started = 0.0
+        gc.callbacks.append(self._timed)
+
+    def _timed(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._started = cpu()
+        else:
+            self.s += cpu() - self._started
 
 
 def fake_scale(args: argparse.Namespace) -> dict[str, Any]:
     """Part (a): the Python side of a round, step by step, at full scale."""
     rss0 = rss_mb()
     world = World(args.groups, args.partitions_per_group)
+    admin = FakeGroupAdmin(world, wire=True)
+    fake = admin._manager
     cfg = config()
-    source = TimedSource(AdminGroupsSource(KafkaConfig(), cfg, make_admin=lambda: FakeAdmin(world)))
+    source = TimedSource(AdminGroupsSource(KafkaConfig(), cfg, make_admin=lambda: admin))
     poller = GroupsPoller(source, LagTable(), cfg, clock=ManualClock(world))
     detector = ConsumerGroups(cfg)
     steps: dict[str, list[float]] = {k: [] for k in (
-        "decode_s", "source_parse_s", "lag_s", "observe_s", "signals_rebuilt_s",
-        "signals_memo_s", "python_round_s", "wall_round_incl_fake_s")}  # fmt: skip
+        "decode_s", "source_parse_s", "lag_s", "observe_s", "observe_fold_s",
+        "observe_locked_s", "signals_rebuilt_s", "signals_memo_s", "python_round_s",
+        "wall_round_incl_fake_s", "poll_gc_s", "observe_gc_s", "signals_gc_s")}  # fmt: skip
+    collections = Collections()
     changed: list[float] = []
     series: list[int] = []
     before: dict[str, str] = {}
@@ -321,18 +223,26 @@ def fake_scale(args: argparse.Namespace) -> dict[str, Any]:
         tracemalloc.start()
     for r in range(args.warmup + args.rounds):
         world.advance()
-        world.fake_s = world.decode_s = 0.0
+        fake.build_s = fake.decode_s = 0.0
         wall = time.perf_counter()
+        gc_started = collections.s
         started = cpu()
         if profiler is not None and r >= args.warmup:
             profiler.enable()
         round_ = poller.poll_once()
         polled = cpu()
+        gc_polled = collections.s
         assert round_.error is None, round_.error
-        detector.observe(round_)
+        folded = detector.fold(round_)  # as the board does: the fold outside its lock,
+        installing = cpu()
+        retired = detector.install(folded)  # installed under it,
+        installed = cpu()
+        del retired, folded  # what it replaced freed after it
         observed = cpu()
+        gc_observed = collections.s
         signals = detector.signals(world.t)
         rebuilt = cpu()
+        gc_rebuilt = collections.s
         detector.signals(world.t + 1)
         memo = cpu()
         wall_s = time.perf_counter() - wall
@@ -343,15 +253,20 @@ def fake_scale(args: argparse.Namespace) -> dict[str, Any]:
         if r < args.warmup:
             before = verdicts
             continue
-        source_s = source.last_s - world.fake_s
-        steps["decode_s"].append(world.decode_s)
-        steps["source_parse_s"].append(source_s - world.decode_s)
+        source_s = source.last_s - fake.build_s
+        steps["decode_s"].append(fake.decode_s)
+        steps["source_parse_s"].append(source_s - fake.decode_s)
         steps["lag_s"].append(polled - started - source.last_s)
         steps["observe_s"].append(observed - polled)
+        steps["observe_fold_s"].append(installing - polled)
+        steps["observe_locked_s"].append(installed - installing)
         steps["signals_rebuilt_s"].append(rebuilt - observed)
         steps["signals_memo_s"].append(memo - rebuilt)
-        steps["python_round_s"].append(polled - started - world.fake_s + rebuilt - polled)
+        steps["python_round_s"].append(polled - started - fake.build_s + rebuilt - polled)
         steps["wall_round_incl_fake_s"].append(wall_s)
+        steps["poll_gc_s"].append(gc_polled - gc_started)
+        steps["observe_gc_s"].append(gc_observed - gc_polled)
+        steps["signals_gc_s"].append(gc_rebuilt - gc_observed)
         changed.append(sum(before.get(g) != v for g, v in verdicts.items()) / len(verdicts))
         series.append(len(signals))
         before = verdicts
@@ -360,7 +275,8 @@ def fake_scale(args: argparse.Namespace) -> dict[str, Any]:
         "partitions": args.groups * args.partitions_per_group,
         "brokers": len(BROKERS),
         "rounds": args.rounds,
-        "timing": "CPU seconds of the thread (wall_round_incl_fake_s: wall, with the fake's work)",
+        "timing": "CPU seconds of the thread, the collector's included (*_gc_s: how much of "
+                  "it; wall_round_incl_fake_s: wall, with the fake's work)",
         "steps": {k: quantiles(v) for k, v in steps.items()},
         "verdicts_changed_per_round": round(statistics.mean(changed), 4),
         "verdict_counts_last": _counts(before),

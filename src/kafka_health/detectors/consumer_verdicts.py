@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import heapq
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -80,21 +81,30 @@ class PartitionTrack:
     """The log start offset up to which deleted-unread records have been counted."""
     seen_ms: int = 0
     named: dict[str, Any] | None = None
-    """``offsets`` as a verdict names it (made once)."""
+    """``offsets`` as a verdict names it (made once, kept while the offsets stay the same)."""
+    still: bool = False
+    """The last :meth:`update` left the offsets, the wait and the rewind as they were (what
+    :class:`Scan` reads of the partition did not change)."""
 
     def update(self, p: PartitionOffsets, at_ms: int, hold_ms: int) -> int:
         """Take this round's offsets; return the records newly found deleted unread."""
-        prev, now = self.offsets.committed, p.committed
-        if self.rewind is not None or (prev is not None and now is not None and now < prev):
+        old, rewind = self.offsets, self.rewind
+        prev, now = old.committed, p.committed
+        if rewind is not None or (prev is not None and now is not None and now < prev):
             self._rewind(prev, now, at_ms, hold_ms)
         if p.log_end is None:
             p = self._carried(p, at_ms)
         lag = p.lag
+        still = p.log_end == old.log_end and self.rewind is rewind and _same(p, old)
         if now is None or lag == 0 or (lag is None and now != prev):
+            still = still and self.waiting_since_ms is None
             self.waiting_since_ms = None
         elif lag is not None and (now != prev or self.waiting_since_ms is None):
             self.waiting_since_ms, self.waiting_lag, self.waiting_lag_s = at_ms, lag, p.lag_s
-        self.offsets, self.seen_ms, self.named = p, at_ms, None
+            still = False
+        if not still:
+            self.named = None
+        self.offsets, self.seen_ms, self.still = p, at_ms, still
         if now is None or p.log_start is None or now >= p.log_start:
             return 0
         return self._deleted(p)
@@ -121,9 +131,15 @@ class PartitionTrack:
                 self.rewind = None
 
     def as_named(self) -> dict[str, Any]:
-        if self.named is None:
-            self.named = _partition(self.offsets)
-        return self.named
+        named = self.named
+        if named is None:
+            p = self.offsets
+            named = self.named = {
+                "topic": p.topic, "partition": p.partition, "lag": p.lag, "lag_s": p.lag_s,
+                "lag_basis": p.lag_basis, "committed": p.committed, "log_start": p.log_start,
+                "log_end": p.log_end, "leader": p.leader,
+            }  # fmt: skip
+        return named
 
     def _deleted(self, p: PartitionOffsets) -> int:
         if p.committed is None or p.log_start is None or p.committed >= p.log_start:
@@ -142,27 +158,38 @@ class PartitionTrack:
         return lag_s is not None and self.waiting_lag_s is not None and lag_s > self.waiting_lag_s
 
 
+def _same(p: PartitionOffsets, q: PartitionOffsets) -> bool:
+    """The same offsets of the same partition (what a verdict names of it), in short order
+    (the log end, which moves most, first)."""
+    return p is q or (
+        p.log_end == q.log_end and p.committed == q.committed and p.lag_s == q.lag_s
+        and p.log_start == q.log_start and p.leader == q.leader and p.lag_basis == q.lag_basis
+    )  # fmt: skip
+
+
 @dataclass(slots=True)
 class Scan:
-    """A group's partitions summarised in one pass (what every verdict's rules read)."""
+    """A group's partitions summarised in one pass (what every verdict's rules read); kept
+    while none of them changes (:attr:`PartitionTrack.still`). The lists of partitions behind
+    retention, waiting and rewound are ``()`` when empty (most often)."""
 
     max_lag: int
     sum_lag: int
     known: int
     lagging: list[PartitionTrack]
     leaders: set[int]
-    behind: list[PartitionTrack]
-    waiting: list[PartitionTrack]
-    rewound: list[PartitionTrack]
+    behind: Sequence[PartitionTrack]
+    waiting: Sequence[PartitionTrack]
+    rewound: Sequence[PartitionTrack]
 
     @staticmethod
     def of(tracks: dict[tuple[str, int], PartitionTrack]) -> Scan:
         top = total = known = 0
         lagging: list[PartitionTrack] = []
         leaders: set[int] = set()
-        behind: list[PartitionTrack] = []
-        waiting: list[PartitionTrack] = []
-        rewound: list[PartitionTrack] = []
+        behind: list[PartitionTrack] | None = None
+        waiting: list[PartitionTrack] | None = None
+        rewound: list[PartitionTrack] | None = None
         for t in tracks.values():
             p = t.offsets
             lag = p.lag
@@ -176,15 +203,26 @@ class Scan:
                         leaders.add(p.leader)
             c, start = p.committed, p.log_start
             if c is not None and start is not None and c < start:
-                behind.append(t)
-            if t.waiting_since_ms is not None and t.growing():
-                waiting.append(t)
+                behind = _added(behind, t)
+            if t.waiting_since_ms is not None and lag is not None:  # t.growing(), inline
+                lag_s, since_s = p.lag_s, t.waiting_lag_s
+                if lag > t.waiting_lag or (
+                    lag_s is not None and since_s is not None and lag_s > since_s
+                ):
+                    waiting = _added(waiting, t)
             if t.rewind is not None:
-                rewound.append(t)
-        return Scan(top, total, known, lagging, leaders, behind, waiting, rewound)
+                rewound = _added(rewound, t)
+        return Scan(top, total, known, lagging, leaders, behind or (), waiting or (), rewound or ())
 
 
-@dataclass(frozen=True)
+def _added(tracks: list[PartitionTrack] | None, t: PartitionTrack) -> list[PartitionTrack]:
+    if tracks is None:
+        return [t]
+    tracks.append(t)
+    return tracks
+
+
+@dataclass(frozen=True, slots=True)
 class Verdict:
     """A group's verdict, the evidence behind it, and every other verdict that holds."""
 
@@ -216,29 +254,55 @@ class GroupTrack:
     """``history`` as the verdicts show it (each round's made once)."""
     scanned: Scan | None = None
     """The partitions' summary since the last observation (None: not made yet)."""
+    max_lag_s: float | None = None
+    """``latest.max_lag_s``: the largest time lag the newest observation read."""
 
     def observe(self, obs: GroupObservation, cfg: ConsumerGroupsConfig) -> None:
         """Fold one successful observation of the group."""
         hold_ms = round(cfg.stall_window_s * 1000)
         at_ms = obs.at_ms
-        tracks: dict[tuple[str, int], PartitionTrack] = {}
+        parts = obs.partitions
         known = self.partitions
-        deleted = 0
-        for p in obs.partitions:
-            key = (p.topic, p.partition)
-            track = known.get(key)
-            if track is None:
-                track = PartitionTrack(p)
-            deleted += track.update(p, at_ms, hold_ms)
-            tracks[key] = track
+        deleted = done = 0
+        unread = False
+        top_s: float | None = None
+        still = self.scanned is not None
+        same = len(parts) == len(known)
+        if same:  # the partitions of the round before, in their order
+            for p, track in zip(parts, known.values(), strict=True):
+                o = track.offsets
+                if o.partition != p.partition or o.topic != p.topic:
+                    break
+                deleted += track.update(p, at_ms, hold_ms)
+                still = still and track.still
+                unread = unread or p.log_end is None
+                lag_s = p.lag_s
+                if lag_s is not None and (top_s is None or lag_s > top_s):
+                    top_s = lag_s
+                done += 1
+        if not same or done < len(parts):  # partitions new, gone or in another order
+            still = False
+            tracks: dict[tuple[str, int], PartitionTrack] = {}
+            for i, p in enumerate(parts):
+                key = (p.topic, p.partition)
+                track = known.get(key) or PartitionTrack(p)
+                if i >= done:
+                    deleted += track.update(p, at_ms, hold_ms)
+                    unread = unread or p.log_end is None
+                    lag_s = p.lag_s
+                    if lag_s is not None and (top_s is None or lag_s > top_s):
+                        top_s = lag_s
+                tracks[key] = track
+            self.partitions = tracks
         self.deleted_unread_total += deleted
-        self.partitions = tracks
         self._membership(obs, cfg)
         self.latest, self.last_ok_ms, self.absent_since_ms = obs, at_ms, None
-        self.misses, self.error = 0, None
-        scan = self.scanned = Scan.of(tracks)
-        top, total, top_s = scan.max_lag, scan.sum_lag, obs.max_lag_s
-        if any(p.log_end is None for p in obs.partitions):  # the round's own, not carried ones
+        self.misses, self.error, self.max_lag_s = 0, None, top_s
+        if not still or self.scanned is None:
+            self.scanned = Scan.of(self.partitions)
+        scan = self.scanned
+        top, total = scan.max_lag, scan.sum_lag
+        if unread:  # the round's own lags, not the carried ones
             lags = [p.lag for p in obs.partitions if p.lag is not None]
             top, total = max(lags, default=0), sum(lags)
         self.history.append((at_ms, top, total, top_s, obs.members))
@@ -283,8 +347,10 @@ def judge(track: GroupTrack, cfg: ConsumerGroupsConfig, blind: bool = False) -> 
         return Verdict("unseen", {**_owner(track), "error": track.error, "last_known": None},
                        ("unseen",))  # fmt: skip
     found = _conditions(track, obs, cfg)
-    holds = [v for v in PRECEDENCE if v in found] or ["ok"]
-    details: dict[str, Any] = {**_evidence(track, obs), **found.get(holds[0], {})}
+    holds = [v for v in PRECEDENCE if v in found] if found else ["ok"]
+    details = _evidence(track, obs)
+    if found:
+        details.update(found[holds[0]])
     if blind or track.misses >= UNSEEN_MISSES:
         details.update(last_known=holds[0], error=track.error, misses=track.misses)
         return Verdict("unseen", details, ("unseen", *holds))
@@ -327,7 +393,7 @@ def _conditions(
     rebalancing = _rebalancing(track, obs, cfg)
     if rebalancing:
         found["rebalancing"] = rebalancing
-    max_lag_s = obs.max_lag_s
+    max_lag_s = track.max_lag_s
     if max_lag_s is not None and max_lag_s > track.objective.lag_objective_s:
         found["lagging"] = {"over_objective_s": max_lag_s - track.objective.lag_objective_s}
     return found
@@ -349,7 +415,7 @@ def _rebalancing(
     return None
 
 
-def _waited(tracks: list[PartitionTrack], at_ms: int) -> dict[str, Any]:
+def _waited(tracks: Sequence[PartitionTrack], at_ms: int) -> dict[str, Any]:
     since = min(_since(t, at_ms) for t in tracks)
     return {
         "no_progress_for_s": (at_ms - since) / 1000,
@@ -362,7 +428,7 @@ def _since(track: PartitionTrack, at_ms: int) -> int:
     return at_ms if track.waiting_since_ms is None else track.waiting_since_ms
 
 
-def _named(tracks: list[PartitionTrack]) -> list[dict[str, Any]]:
+def _named(tracks: Sequence[PartitionTrack]) -> list[dict[str, Any]]:
     return [t.as_named() for t in _worst(tracks)]
 
 
@@ -371,18 +437,10 @@ def _worst_key(t: PartitionTrack) -> tuple[float, int, str, int]:
     return (-(p.lag_s or 0.0), -(p.lag or 0), p.topic, p.partition)
 
 
-def _worst(tracks: list[PartitionTrack]) -> list[PartitionTrack]:
+def _worst(tracks: Sequence[PartitionTrack]) -> list[PartitionTrack]:
     if len(tracks) <= MAX_WORST:
         return sorted(tracks, key=_worst_key)
     return heapq.nsmallest(MAX_WORST, tracks, key=_worst_key)
-
-
-def _partition(p: PartitionOffsets) -> dict[str, Any]:
-    return {
-        "topic": p.topic, "partition": p.partition, "lag": p.lag, "lag_s": p.lag_s,
-        "lag_basis": p.lag_basis, "committed": p.committed, "log_start": p.log_start,
-        "log_end": p.log_end, "leader": p.leader,
-    }  # fmt: skip
 
 
 def _owner(track: GroupTrack) -> dict[str, Any]:
@@ -398,7 +456,7 @@ def _evidence(track: GroupTrack, obs: GroupObservation) -> dict[str, Any]:
         "objective_s": o.lag_objective_s, "severity": o.severity, "labels": dict(o.labels),
         "max_lag": scan.max_lag,
         "sum_lag": scan.sum_lag,
-        "max_lag_s": obs.max_lag_s,
+        "max_lag_s": track.max_lag_s,
         "members": obs.members,
         "state": obs.state,
         "protocol": obs.protocol,

@@ -188,6 +188,7 @@ class SignalBoard:
         self._job = job
         self._clock = clock
         self._lock = threading.Lock()
+        self._groups_folding = threading.Lock()  # one round folded at a time, in order
         self.write_path = WritePath(job)
         self.loss = Loss(job, canary_topic)
         self.isr = Isr(job)
@@ -330,10 +331,15 @@ class SignalBoard:
         is no observation: the source goes stale if none succeeds)."""
         if self.consumer_groups is None:
             return
-        with self._lock:
-            self.consumer_groups.observe(round_)
-            if round_.error is None:
-                self._observe("consumer_groups", round_.at_ms / 1000.0)
+        with self._groups_folding:
+            # folded outside the board's lock (the costly part), installed under it; what
+            # it replaces is freed after
+            folded = self.consumer_groups.fold(round_)
+            with self._lock:
+                retired = self.consumer_groups.install(folded)
+                if round_.error is None:
+                    self._observe("consumer_groups", round_.at_ms / 1000.0)
+            del retired
 
     def signals(self) -> list[Signal]:
         """Every current signal; none of a stale source (see :meth:`stale`)."""

@@ -4,175 +4,38 @@ kafka-python's own response objects: which requests go where, and what a failure
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
 from typing import Any
 
 import pytest
-from kafka.admin import KafkaAdminClient
 from kafka.errors import KafkaTimeoutError
-from kafka.future import Future
-from kafka.protocol.admin import DescribeGroupsResponse, ListGroupsResponse
-from kafka.protocol.consumer import ListOffsetsResponse, OffsetFetchResponse
 
 from kafka_health.consumer_groups.config import ConsumerGroupsConfig
-from kafka_health.consumer_groups.kip848 import ConsumerGroupDescribeResponse
 from kafka_health.consumer_groups.observation import GroupObservation
 from kafka_health.consumer_groups.source import AdminGroupsSource
+from kafka_health.dev.fake_group_admin import FakeCluster, FakeGroup, FakeGroupAdmin
 from kafka_health.kafka_config import KafkaConfig
 
-# Broker 1 coordinates "a" (classic, a member on t-0) and "k" (consumer protocol, t-1);
-# broker 2 coordinates "b" (classic, empty) and "spark-kafka-source-x" (not watched).
-LISTED = {
-    1: [("a", "consumer", "Stable", "classic"), ("k", "consumer", "Stable", "consumer")],
-    2: [
-        ("b", "consumer", "Empty", "classic"),
-        ("spark-kafka-source-x", "consumer", "Empty", "classic"),
-    ],
-}
-COMMITTED = {"a": {("t", 0): 10}, "b": {("t", 0): 4, ("t", 1): 2}, "k": {("t", 1): 7}}
-LEADERS = {("t", 0): 1, ("t", 1): 2}
-START = {("t", 0): 0, ("t", 1): 1}
-END = {("t", 0): 30, ("t", 1): 9}
+
+def cluster() -> FakeCluster:
+    """Broker 1 coordinates "a" (classic, a member on t-0) and "k" (consumer protocol, t-1,
+    listed Stable, described Reconciling); broker 2 coordinates "b" (classic, empty) and
+    "spark-kafka-source-x" (not watched)."""
+    return FakeCluster(
+        groups={
+            "a": FakeGroup(1, assignments=[b""], committed={("t", 0): 10}),
+            "k": FakeGroup(1, "Reconciling", group_type="consumer", epoch=5,
+                           listed_state="Stable", committed={("t", 1): 7}),
+            "b": FakeGroup(2, "Empty", committed={("t", 0): 4, ("t", 1): 2}),
+            "spark-kafka-source-x": FakeGroup(2, "Empty"),
+        },
+        leaders={"t": {0: 1, 1: 2}},
+        log_start={("t", 0): 0, ("t", 1): 1},
+        log_end={("t", 0): 30, ("t", 1): 9},
+    )  # fmt: skip
 
 
-class FakeManager:
-    """Sends answered at once (done futures), so a round's coroutine never waits."""
-
-    def __init__(self) -> None:
-        self.sent: list[tuple[str, int | None]] = []
-        self.fail: dict[tuple[str, int], Exception] = {}
-        self.broker_version_data = self
-
-    def api_version(self, request: Any) -> int:
-        return 8
-
-    def run(self, fn: Callable[..., Any], *args: Any) -> Any:
-        coro = fn(*args)
-        try:
-            coro.send(None)
-        except StopIteration as stop:
-            return stop.value
-        raise AssertionError("a fake future was not done")
-
-    def send(self, request: Any, node_id: int | None = None) -> Future:
-        name = type(request).__name__
-        self.sent.append((name, node_id))
-        assert node_id is not None
-        if (name, node_id) in self.fail:
-            return Future().failure(self.fail[(name, node_id)])
-        return Future().success(getattr(self, name)(request, node_id))
-
-    def ListGroupsRequest(self, request: Any, node: int) -> Any:
-        R = ListGroupsResponse
-        groups = [
-            R.ListedGroup(group_id=g, protocol_type=pt, group_state=st, group_type=gt)
-            for g, pt, st, gt in LISTED[node]
-        ]
-        return R(version=5, throttle_time_ms=0, error_code=0, groups=groups)
-
-    def DescribeGroupsRequest(self, request: Any, node: int) -> Any:
-        G = DescribeGroupsResponse.DescribedGroup
-        out = []
-        for g in request.groups:
-            state = {"a": "Stable", "b": "Empty"}[g]
-            members = (
-                []
-                if g == "b"
-                else [
-                    G.DescribedGroupMember(
-                        member_id="m",
-                        client_id="c",
-                        client_host="/h",
-                        member_metadata=b"",
-                        member_assignment=b"",
-                    )
-                ]
-            )
-            out.append(
-                G(
-                    error_code=0,
-                    group_id=g,
-                    group_state=state,
-                    protocol_type="consumer",
-                    protocol_data="range",
-                    members=members,
-                )
-            )
-        return DescribeGroupsResponse(version=5, throttle_time_ms=0, groups=out)
-
-    def ConsumerGroupDescribeRequest(self, request: Any, node: int) -> Any:
-        G = ConsumerGroupDescribeResponse.DescribedGroup
-        out = [
-            G(
-                error_code=0,
-                group_id=g,
-                group_state="Reconciling",
-                group_epoch=5,
-                assignment_epoch=5,
-                assignor_name="uniform",
-                members=[],
-            )
-            for g in request.group_ids
-        ]
-        return ConsumerGroupDescribeResponse(version=1, throttle_time_ms=0, groups=out)
-
-    def OffsetFetchRequest(self, request: Any, node: int) -> Any:
-        R = OffsetFetchResponse
-        Grp = R.OffsetFetchResponseGroup
-        T = Grp.OffsetFetchResponseTopics
-        P = T.OffsetFetchResponsePartitions
-        out = []
-        for g in request.groups:
-            parts = [
-                P(partition_index=p, committed_offset=o, error_code=0)
-                for (_, p), o in COMMITTED[g.group_id].items()
-            ]
-            out.append(
-                Grp(group_id=g.group_id, topics=[T(name="t", partitions=parts)], error_code=0)
-            )
-        return R(version=8, throttle_time_ms=0, groups=out)
-
-    def ListOffsetsRequest(self, request: Any, node: int) -> Any:
-        R = ListOffsetsResponse
-        T = R.ListOffsetsTopicResponse
-        P = T.ListOffsetsPartitionResponse
-        topics = []
-        for topic in request.topics:
-            parts = []
-            for p in topic.partitions:
-                key = (topic.name, p.partition_index)
-                offset = (START if p.timestamp == -2 else END)[key]
-                parts.append(
-                    P(partition_index=p.partition_index, error_code=0, timestamp=-1, offset=offset)
-                )
-            topics.append(T(name=topic.name, partitions=parts))
-        return R(version=4, throttle_time_ms=0, topics=topics)
-
-
-class FakeAdmin:
-    _list_partition_offsets_request = staticmethod(KafkaAdminClient._list_partition_offsets_request)
-
-    def __init__(self) -> None:
-        self._manager = FakeManager()
-        self.closed = 0
-
-    async def _get_cluster_metadata(self, topics: list[str]) -> dict[str, Any]:
-        brokers = [{"node_id": 1}, {"node_id": 2}]
-        parts = [
-            {"partition_index": p, "leader_id": LEADERS[(t, p)], "error_code": 0}
-            for t, p in LEADERS
-        ]
-        return {
-            "brokers": brokers,
-            "topics": [{"name": "t", "partitions": parts}] if topics else [],
-        }
-
-    def close(self, timeout_s: float | None = None) -> None:
-        self.closed += 1
-
-
-def source(**settings: Any) -> tuple[AdminGroupsSource, FakeAdmin]:
-    admin = FakeAdmin()
+def source(**settings: Any) -> tuple[AdminGroupsSource, FakeGroupAdmin]:
+    admin = FakeGroupAdmin(cluster())
     cg = ConsumerGroupsConfig(**settings)
     return AdminGroupsSource(KafkaConfig(), cg, make_admin=lambda: admin), admin
 
@@ -288,3 +151,11 @@ def test_at_most_three_requests_in_flight_to_a_broker() -> None:
     assert answers[:20] == [f"r{i}" for i in range(20)]
     assert isinstance(answers[20], KafkaTimeoutError)
     assert most == {0: IN_FLIGHT, 1: IN_FLIGHT} and IN_FLIGHT < 5
+
+
+def test_answers_encoded_and_decoded_as_on_the_wire_read_the_same() -> None:
+    admin = FakeGroupAdmin(cluster(), wire=True)
+    src = AdminGroupsSource(KafkaConfig(), ConsumerGroupsConfig(), make_admin=lambda: admin)
+    plain, _ = source()
+    assert src.poll(1000).groups == plain.poll(1000).groups
+    assert admin._manager.decode_s > 0 and admin._manager.build_s > 0
