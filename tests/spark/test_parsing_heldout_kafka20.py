@@ -35,7 +35,7 @@ EXPECTED: list[tuple[int, str, dict[str, Any]]] = [
     (42, "isr_shrink", {"topic": "orders", "partition": 2, "isr_after": [1]}),
     (43, "zk_session_expired", {"session_id": "0x2670a3b3b7a0002"}),
     (45, "zk_session_expired", {}),
-    (53, "controlled_shutdown", {}),
+    (53, "shutdown_signal", {}),
     (57, "controlled_shutdown", {"subject_broker_id": 1}),
     (92, "broker_started", {"subject_broker_id": 1}),
     (96, "leader_change", {"topic": "orders", "partition": 2, "leader_epoch": 10}),
@@ -66,4 +66,5 @@ def test_summary_has_no_malformed_line(spark: Any, capsys: pytest.CaptureFixture
     assert summary["lines"] == len(LOG.read_text().splitlines())
     assert summary["malformed"] == 0
     assert summary["entries"] == 93  # 117 lines, 24 of them frames and exception lines
-    assert summary["not_leader"] == 2 and summary["controlled_shutdown"] == 2
+    assert summary["not_leader"] == 2 and summary["controlled_shutdown"] == 1
+    assert summary["shutdown_signal"] == 1
