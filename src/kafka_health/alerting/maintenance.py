@@ -56,12 +56,15 @@ from kafka_health.model import LOGS_READ_SIGNAL, Signal
 
 log = logging.getLogger(__name__)
 
-SHUTDOWN_SIGNALS = ("controlled_shutdowns", "shutdown_signals")
-"""A broker that logged a controlled shutdown, or a termination signal (SIGTERM is how every
-service manager stops a broker; its own shutdown lines can be lost), is restarting on purpose."""
+SHUTDOWN_SIGNALS = {
+    "controlled_shutdowns": "a controlled shutdown",
+    "shutdown_signals": "a termination signal",
+}
+"""Signals of a broker restarting on purpose, and what it logged: a controlled shutdown, or a
+termination signal (SIGTERM is how every service manager stops a broker; its own shutdown
+lines can be lost)."""
 EVIDENCE_SIGNAL = "broker_shutdown_evidence"
 ANSWER_SIGNAL = "broker_unanswered_seconds"
-_LOGGED = {"controlled_shutdowns": "a controlled shutdown", "shutdown_signals": "a SIGTERM"}
 RETENTION_S = 86400.0
 """Ended windows are kept this long: alerts in keep_firing_for are judged against them."""
 
@@ -103,8 +106,9 @@ class Maintenance:
             if sig.name in SHUTDOWN_SIGNALS and sig.value > 0 and broker:
                 before = self.until.get(broker, 0.0)
                 if now is not None and before <= now:
+                    logged = SHUTDOWN_SIGNALS[sig.name]
                     log.info("broker %s is in maintenance: it logged %s (the job's window "
-                             "ending %.1f)", broker, _LOGGED[sig.name], sig.at)  # fmt: skip
+                             "ending %.1f)", broker, logged, sig.at)  # fmt: skip
                 self.until[broker] = max(before, sig.at + self.window_s)
 
     def _observe_restart(self, sig: Signal, broker: str) -> None:
