@@ -224,11 +224,13 @@ class MonitorJob:
             self.queries.available_now = False
 
     @collector_for_the_job()
-    def run(self, stop: threading.Event, tick_s: float = 1.0) -> None:
-        """Supervise the queries and publish (:class:`.Publisher`) until ``stop`` is set."""
+    def run(self, stop: threading.Event) -> None:
+        """Supervise the queries and publish (:class:`.Publisher`) until ``stop`` is set, every
+        ``alerting.tick_s`` at least: a value that grows with time (a silent broker's seconds)
+        is handed over as often as the rules look at it."""
         self.start()
         self.board.live = True  # on the wall clock: a source that stops is stale
-        publishing = self.publisher.start(stop, tick_s)
+        publishing = self.publisher.start(stop, self.config.alerting.tick_s)
         pings: list[BrokerPings | GroupsPoller] = [*self._broker_pings(), *self._groups_poller()]
         try:
             for part in pings:

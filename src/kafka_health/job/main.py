@@ -56,8 +56,7 @@ def run(config: MonitorConfig, stop: threading.Event | None = None) -> int:
     try:
         for sink in sinks:
             sink.start()
-        job.run(stop, tick_s=config.alerting.tick_s)  # a value that grows with time (a
-        # silent broker's seconds) is handed over as often as the rules look at it
+        job.run(stop)
     except StateFormatError as exc:
         print(f"kafka-health run: {exc}", file=sys.stderr)
         return 2

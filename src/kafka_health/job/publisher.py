@@ -33,7 +33,7 @@ class Publisher:
         else:
             self._publish()
 
-    def start(self, stop: threading.Event, tick_s: float = 1.0) -> threading.Thread:
+    def start(self, stop: threading.Event, tick_s: float) -> threading.Thread:
         """Publish on each ask (asks made during a publication are served by one more) and
         each ``tick_s`` without one, on a daemon thread, until ``stop``."""
         self._running = True
