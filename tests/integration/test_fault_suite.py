@@ -2,11 +2,13 @@
 (ship-logs, canary and run as their own processes, a real webhook receiver):
 
 - the transport layout (the monitor's own topics on a cluster of their own): a scenario that
-  raises at its injection, then one run each of broker-kill, broker-freeze and monitor-kills
-  (the job SIGKILLed ten times during an incident);
+  raises at its injection, then one run each of broker-kill, broker-freeze, disk-full (a
+  broker's log directory on a small tmpfs, filled until Kafka takes it offline) and
+  monitor-kills (the job SIGKILLed ten times during an incident);
 - the single layout (the default deployment: the monitor's topics on the monitored cluster,
-  where the faulty broker leads some of them): broker-kill, consumer-stop (a consumer group
-  stopped while its topic is written) and rolling-restart.
+  where the faulty broker leads some of them): broker-kill, controller-kill (the KRaft quorum's
+  active controller SIGKILLed), consumer-stop (a consumer group stopped while its topic is
+  written) and rolling-restart.
 
 Two bench runs, judged by the tests below.
 
@@ -26,6 +28,8 @@ from pathlib import Path
 import pytest
 
 from kafka_health.dev.faults.actions_consumers import GROUP, OBJECTIVE_S
+from kafka_health.dev.faults.actions_controllers import QUORUM_ALERTS
+from kafka_health.dev.faults.actions_disks import DISK_BROKER
 from kafka_health.dev.faults.context import FaultContext
 from kafka_health.dev.faults.report import summarize, table, write_json
 from kafka_health.dev.faults.runner import BenchOptions, FaultBench, RunResult
@@ -62,14 +66,15 @@ class BenchRun:
 def bench_run(tmp_path_factory: pytest.TempPathFactory) -> BenchRun:
     """The transport layout's runs."""
     scenarios = [RAISES, SCENARIOS["broker-kill"], SCENARIOS["broker-freeze"],
-                 SCENARIOS["monitor-kills"]]  # fmt: skip
+                 SCENARIOS["disk-full"], SCENARIOS["monitor-kills"]]  # fmt: skip
     return run_bench(tmp_path_factory.mktemp("faults"), scenarios, "transport")
 
 
 @pytest.fixture(scope="module")
 def single_run(bench_run: BenchRun, tmp_path_factory: pytest.TempPathFactory) -> BenchRun:
     """The single layout's runs (after the transport's: one cluster at a time)."""
-    scenarios = [SCENARIOS["broker-kill"], SCENARIOS["consumer-stop"], SCENARIOS["rolling-restart"]]
+    names = ("broker-kill", "controller-kill", "consumer-stop", "rolling-restart")
+    scenarios = [SCENARIOS[name] for name in names]
     return run_bench(tmp_path_factory.mktemp("faults-single"), scenarios, "single")
 
 
@@ -160,6 +165,40 @@ def test_ten_sigkills_of_the_job_lose_no_page_and_repeat_none(bench_run: BenchRu
     resolved = {a["fingerprint"] for a in result.alerts if a["status"] == "resolved"}
     assert fired and fired <= resolved, summary
     assert result.resolved_after_s is not None, summary
+
+
+def test_a_full_log_directory_pages_once_naming_the_broker_and_the_directory(
+    bench_run: BenchRun,
+) -> None:
+    """Issue 60.4: broker 3's second log directory, a small tmpfs, filled until Kafka takes it
+    offline: LogDirOffline names the broker and that directory, one incident, nothing else
+    paged, and it resolves once the broker runs without the directory."""
+    r = bench_run.results["disk-full"]
+    summary = (r.error, r.latency_s, r.notes, r.alerts, r.unexpected_pages, r.duplicate_details)
+    assert r.error is None and not r.missed and r.latency_s is not None, summary
+    offline = [a for a in r.alerts if a["alertname"] == "LogDirOffline" and a["status"] == "firing"]
+    assert offline and offline[0]["broker_id"] == str(DISK_BROKER), summary
+    assert r.notes["offline_dir"] in offline[0]["details"], summary
+    assert r.unexpected_pages == [] and r.duplicates == 0 and r.incidents == 1, summary
+    assert r.resolved_after_s is not None, summary
+
+
+def test_a_killed_active_controller_pages_its_broker_and_nothing_of_the_quorum(
+    single_run: BenchRun,
+) -> None:
+    """Issue 60.5: SIGKILL the KRaft quorum's active controller (a combined node), down 15 s: a
+    new leader is elected within the quorum's timeouts, so the page is the dead broker's
+    (BrokerNotAnswering, then BrokerFailed as its cause), one incident, and no quorum alert."""
+    r = single_run.results["controller-kill"]
+    summary = (r.error, r.latency_s, r.notes, r.alerts, r.unexpected_pages, r.duplicate_details)
+    assert r.error is None and not r.missed and r.latency_s is not None, summary
+    victim = str(r.notes["active_controller"])
+    first = next(a for a in r.alerts if a["status"] == "firing")
+    assert first["broker_id"] == victim, summary
+    assert r.notes.get("quorum_elected") and r.notes.get("recovered_within_timeouts"), summary
+    assert r.notes["quorum_pages"] == [], summary
+    assert not {a["alertname"] for a in r.alerts} & set(QUORUM_ALERTS), summary
+    assert r.unexpected_pages == [] and r.duplicates == 0 and r.incidents == 1, summary
 
 
 def test_a_rolling_restart_pages_nobody(single_run: BenchRun) -> None:

@@ -9,6 +9,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from kafka_health.commands.bench_load import (
     add_load_arguments,
@@ -22,6 +23,8 @@ from kafka_health.commands.config_args import add_config_argument, config_from_a
 from kafka_health.commands.interrupts import interrupted_by_signals
 
 NAME = "bench"
+ALERTMANAGER_EXAMPLE = Path(__file__).resolve().parents[3] / "conf" / "alertmanager.example.yml"
+"""The README's example Alertmanager config (what ``--via-alertmanager`` runs by default)."""
 HELP = (
     "benchmarks on real parts: 'faults' breaks a local cluster and times every page; 'load' "
     "writes a simulated cluster's traffic; 'throughput' measures the job against the limit; "
@@ -59,6 +62,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=60.0,
         help="cap rules' keep_firing_for_s at this (s) so scenarios can follow each other; "
         "-1 keeps the shipped rules",
+    )
+    faults.add_argument(
+        "--via-alertmanager",
+        nargs="?",
+        const=ALERTMANAGER_EXAMPLE,
+        type=Path,
+        metavar="CONFIG",
+        help="also hand every alert to a real Alertmanager (prometheus-alertmanager) routing to "
+        "a second receiver of the bench, and time that page beside the direct one; CONFIG: its "
+        "config, receivers swapped for the bench's (default: the README's example, "
+        "conf/alertmanager.example.yml)",
     )
     faults.add_argument("--list", action="store_true", help="list the scenarios and exit")
     add_load_arguments(sub)
@@ -100,6 +114,12 @@ def run(args: argparse.Namespace) -> int:
     if args.repeat < 1:
         print("--repeat must be at least 1", file=sys.stderr)
         return 2
+    via_alertmanager = None
+    if args.via_alertmanager is not None:
+        via_alertmanager, problem = alertmanager_setup(args.via_alertmanager)
+        if problem:
+            print(problem, file=sys.stderr)
+            return 2
     workdir = args.dir or Path(tempfile.mkdtemp(prefix="kafka-health-faults-"))
     options = BenchOptions(
         scenarios=[SCENARIOS[n] for n in sorted(names, key=list(SCENARIOS).index)],
@@ -109,6 +129,7 @@ def run(args: argparse.Namespace) -> int:
         repeat=args.repeat,
         base=config_from_args(args),
         keep_firing_cap_s=None if args.keep_firing_cap < 0 else args.keep_firing_cap,
+        via_alertmanager=args.via_alertmanager.resolve() if via_alertmanager else None,
     )
     # The bench's own admin clients log each refused connection to a broker it killed at
     # ERROR ("Connection failed: ... ECONNREFUSED"): expected here, and noise on its console.
@@ -122,6 +143,8 @@ def run(args: argparse.Namespace) -> int:
         "keep_firing_cap_s": options.keep_firing_cap_s,
         "workdir": str(options.workdir),
     }
+    if via_alertmanager:
+        meta["via_alertmanager"] = via_alertmanager
 
     def so_far(results: list[RunResult]) -> None:  # a stopped bench keeps the runs it made
         if args.json:
@@ -143,8 +166,33 @@ def run(args: argparse.Namespace) -> int:
     print()
     print(f"fault suite, {args.mode} mode, {args.layout} layout, {args.repeat} run(s) each "
           f"({(time.time() - started) / 60:.0f} min):")  # fmt: skip
+    if via_alertmanager:
+        route = ", ".join(f"{k} {v}" for k, v in via_alertmanager["route"].items())
+        print(f"AM columns: the page behind {via_alertmanager['version']} ({route}), "
+              "counted from the same fault instant as the direct page")  # fmt: skip
     print(table(summary))
     if args.json:
         write_json(args.json, results, {**meta, "complete": True})
         print(f"results: {args.json}")
     return 0
+
+
+def alertmanager_setup(config: Path) -> tuple[dict[str, Any], str]:
+    """What ``--via-alertmanager`` will run, for the JSON's meta (its config, root route and
+    Alertmanager's version), or why it cannot (a message; the meta is then empty)."""
+    from kafka_health.dev.faults.alertmanager import binary, load, route_timing, version
+    from kafka_health.dev.faults.runner import ALERTMANAGER_MISSING
+
+    try:
+        example = load(config)
+    except (OSError, ValueError) as exc:
+        return {}, f"--via-alertmanager: {exc}"
+    path = binary()
+    if path is None:
+        return {}, ALERTMANAGER_MISSING
+    meta = {
+        "config": str(config.resolve()),
+        "route": route_timing(example),
+        "version": version(path),
+    }
+    return meta, ""

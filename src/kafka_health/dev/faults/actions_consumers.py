@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,9 +36,15 @@ HANDLE = "consumer-load"
 
 @dataclass
 class ConsumerLoad:
-    """The producer and the consumers of ``TOPIC`` on threads, each stopped by its event."""
+    """The producer and the consumers of ``topic`` (``group``) on threads, each stopped by
+    its event."""
 
     servers: list[str]
+    topic: str = TOPIC
+    group: str = GROUP
+    on_written: Callable[[Any], object] | None = None
+    """Called with each write's RecordMetadata (partition, offset, timestamp) once the
+    broker acknowledged it (on the producer's I/O thread)."""
     produced: int = 0
     errors: list[str] = field(default_factory=list)
     _producer_stop: threading.Event = field(default_factory=threading.Event)
@@ -59,7 +66,9 @@ class ConsumerLoad:
             try:
                 while not self._producer_stop.is_set():
                     key = str(self.produced % (PARTITIONS * 10)).encode()
-                    producer.send(TOPIC, key=key, value=b"order %d" % self.produced)
+                    sent = producer.send(self.topic, key=key, value=b"order %d" % self.produced)
+                    if self.on_written is not None:
+                        sent.add_callback(self.on_written)
                     self.produced += 1
                     next_at += period
                     self._producer_stop.wait(max(0.0, next_at - time.monotonic()))
@@ -81,17 +90,17 @@ class ConsumerLoad:
     # ------------------------------------------------------------------ consumers
 
     def start_consumers(self) -> None:
-        """``MEMBERS`` consumers of ``GROUP``, each polling on its own thread; auto-commit every
+        """``MEMBERS`` consumers of ``group``, each polling on its own thread; auto-commit every
         second, and a commit at close."""
         from kafka import KafkaConsumer
 
         self._consumers_stop.clear()
         for member in range(MEMBERS):
             consumer = KafkaConsumer(
-                TOPIC,
+                self.topic,
                 bootstrap_servers=self.servers,
-                group_id=GROUP,
-                client_id=f"{GROUP}-{member}",
+                group_id=self.group,
+                client_id=f"{self.group}-{member}",
                 enable_auto_commit=True,
                 auto_commit_interval_ms=COMMIT_INTERVAL_MS,
                 auto_offset_reset="earliest",
@@ -128,17 +137,19 @@ class ConsumerLoad:
 # ------------------------------------------------------------------ the group seen from outside
 
 
-def group_lag(servers: list[str]) -> tuple[str, int, int | None]:
-    """``GROUP``'s state, members and lag in records over ``TOPIC`` (None: some partition has
+def group_lag(
+    servers: list[str], group: str = GROUP, topic: str = TOPIC
+) -> tuple[str, int, int | None]:
+    """``group``'s state, members and lag in records over ``topic`` (None: some partition has
     no committed offset yet)."""
     from kafka import KafkaAdminClient, KafkaConsumer, TopicPartition
 
     admin = KafkaAdminClient(bootstrap_servers=servers)
     reader = KafkaConsumer(bootstrap_servers=servers)
     try:
-        info = admin.describe_groups([GROUP])[GROUP]
-        committed = admin.list_group_offsets({GROUP: None}).get(GROUP, {})
-        parts = [TopicPartition(TOPIC, p) for p in range(PARTITIONS)]
+        info = admin.describe_groups([group])[group]
+        committed = admin.list_group_offsets({group: None}).get(group, {})
+        parts = [TopicPartition(topic, p) for p in range(PARTITIONS)]
         ends = reader.end_offsets(parts)
         lag: int | None = 0
         for tp in parts:
@@ -167,25 +178,29 @@ def _wait(what: str, condition: Any, timeout_s: float, poll_s: float = 1.0) -> A
     raise TimeoutError(f"{what} within {timeout_s:.0f} s (last: {last})")
 
 
-def wait_caught_up(ctx: FaultContext, timeout_s: float = 120.0) -> tuple[str, int, int | None]:
-    """Until ``GROUP`` is Stable with ``MEMBERS`` members and at most ``CAUGHT_UP_RECORDS``
+def wait_caught_up(
+    ctx: FaultContext, timeout_s: float = 120.0, group: str = GROUP, topic: str = TOPIC
+) -> tuple[str, int, int | None]:
+    """Until ``group`` is Stable with ``MEMBERS`` members and at most ``CAUGHT_UP_RECORDS``
     unread."""
     servers = ctx.cluster.bootstrap_servers
 
     def check() -> Any:
-        state, members, lag = group_lag(servers)
+        state, members, lag = group_lag(servers, group, topic)
         stable = state == "Stable" and members == MEMBERS
         return (stable and lag is not None and lag <= CAUGHT_UP_RECORDS, state, members, lag)
 
-    result = _wait(f"group {GROUP} Stable and caught up", check, timeout_s)
+    result = _wait(f"group {group} Stable and caught up", check, timeout_s)
     return result[1], result[2], result[3]
 
 
-def monitor_sees_group(metrics: dict[tuple[str, tuple[tuple[str, str], ...]], float]) -> bool:
+def monitor_sees_group(
+    metrics: dict[tuple[str, tuple[tuple[str, str], ...]], float], group: str = GROUP
+) -> bool:
     """The job's /metrics has the group's time lag, under its objective."""
     return any(
         name == "kafka_health_consumergroup_max_lag_seconds"
-        and dict(lbl).get("group") == GROUP
+        and dict(lbl).get("group") == group
         and value < OBJECTIVE_S
         for (name, lbl), value in metrics.items()
     )

@@ -32,6 +32,10 @@ class FaultContext:
     notes: dict[str, Any] = field(default_factory=dict)
     handles: dict[str, Any] = field(default_factory=dict)
     """Live objects a scenario's steps share (its producer and consumers): not reported."""
+    wrong: list[str] = field(default_factory=list)
+    """What the scenario's ground truth found wrong with the monitor's pages or figures (a
+    page before its condition held or too long after it, a count that disagrees): the run
+    fails with it (``RunResult.wrong``)."""
     targets: tuple[int, ...] | None = None
     """The brokers the fault touched, when the scenario chooses them at its injection (the
     active controller); None: the scenario's own ``targets``."""

@@ -2,7 +2,8 @@
 
 It speaks the receiving side of Alertmanager's webhook (version 4, kafka-health's default
 format) and behaves as a pager that deduplicates by ``Idempotency-Key``: the first accepted
-request with a key opens or updates the incident, a repeat is answered 200 and counted. Its
+request with a key opens or updates the incident, a repeat is answered 200 and counted; a
+request without the header (Alertmanager's webhook sends none) is a notification of its own. Its
 ``mode`` can be switched while it runs, for outages:
 
 - ``ok``: accept (200);
@@ -39,7 +40,8 @@ class Request:
 
 @dataclass(frozen=True)
 class Page:
-    """One processed notification: the first accepted request of an idempotency key."""
+    """One processed notification: the first accepted request of an idempotency key (every
+    accepted request without one)."""
 
     at: float
     idempotency_key: str
@@ -154,10 +156,11 @@ class RecordingReceiver:
                 self.requests.append(Request(arrived, path, key, 500, body))
                 return 500
             self.requests.append(Request(arrived, path, key, 200, body))
-            if key in self._acked:
+            if key and key in self._acked:
                 self.repeats_after_ack.append(key)
                 return 200
-            self._acked.add(key)
+            if key:
+                self._acked.add(key)
             page = Page(
                 at=arrived,
                 idempotency_key=key,

@@ -20,7 +20,8 @@ def percentile(values: Sequence[float], q: float) -> float | None:
 
 
 def summarize(results: Sequence[RunResult]) -> dict[str, dict[str, Any]]:
-    """Per scenario: runs, p50/p95/max latency of the page, missed, unexpected, duplicates."""
+    """Per scenario: runs, p50/p95/max latency of the page, missed, unexpected, duplicates;
+    with ``--via-alertmanager`` also the page behind Alertmanager (:func:`via_alertmanager`)."""
     summary: dict[str, dict[str, Any]] = {}
     for name in dict.fromkeys(r.scenario for r in results):
         runs = [r for r in results if r.scenario == name]
@@ -35,6 +36,7 @@ def summarize(results: Sequence[RunResult]) -> dict[str, dict[str, Any]]:
             "missed": sum(1 for r in runs if r.missed),
             "unexpected": sum(len(r.unexpected_pages) for r in runs),
             "duplicates": sum(r.duplicates for r in runs),
+            "wrong": sum(1 for r in runs if r.wrong),
             "errors": sum(1 for r in runs if r.error),
             "cause_p50_s": percentile(causes, 0.50),
             "resolved_p50_s": percentile(resolutions, 0.50),
@@ -44,7 +46,35 @@ def summarize(results: Sequence[RunResult]) -> dict[str, dict[str, Any]]:
                 for stage in ("detect_s", "for_s", "group_wait_and_delivery_s")
             },
         }
+        if any(r.via_alertmanager is not None for r in runs):
+            summary[name].update(via_alertmanager(runs))
     return summary
+
+
+def via_alertmanager(runs: Sequence[RunResult]) -> dict[str, Any]:
+    """The page behind Alertmanager in the same runs: p50/p95/max of its latency (from the
+    same fault instant as the direct page's), missed, its duplicates (Alertmanager's repeats),
+    the p50 of its extra seconds over the direct page of the same run, of its group wait and
+    delivery, and of its resolution after the undo."""
+    vias = [(r, r.via_alertmanager) for r in runs if r.via_alertmanager is not None]
+    latencies = [v.latency_s for _, v in vias if v.latency_s is not None]
+    extra = [
+        round(v.latency_s - r.latency_s, 1)
+        for r, v in vias
+        if v.latency_s is not None and r.latency_s is not None
+    ]
+    waits = [v.group_wait_and_delivery_s for _, v in vias]
+    resolutions = [v.resolved_after_s for _, v in vias if v.resolved_after_s is not None]
+    return {
+        "am_p50_s": percentile(latencies, 0.50),
+        "am_p95_s": percentile(latencies, 0.95),
+        "am_max_s": max(latencies) if latencies else None,
+        "am_missed": sum(1 for _, v in vias if v.missed),
+        "am_duplicates": sum(v.duplicates for _, v in vias),
+        "am_extra_p50_s": percentile(extra, 0.50),
+        "am_group_wait_and_delivery_p50_s": percentile([w for w in waits if w is not None], 0.5),
+        "am_resolved_p50_s": percentile(resolutions, 0.50),
+    }
 
 
 def document(results: Sequence[RunResult], meta: dict[str, Any]) -> dict[str, Any]:
@@ -67,17 +97,28 @@ def _cell(value: Any) -> str:
 COLUMNS = (
     ("scenario", None), ("runs", "runs"), ("p50 s", "p50_s"), ("p95 s", "p95_s"),
     ("max s", "max_s"), ("missed", "missed"), ("unexpected", "unexpected"),
-    ("dup", "duplicates"), ("errors", "errors"), ("cause p50 s", "cause_p50_s"),
+    ("dup", "duplicates"), ("wrong", "wrong"), ("errors", "errors"),
+    ("cause p50 s", "cause_p50_s"),
     ("resolved p50 s", "resolved_p50_s"), ("unresolved", "unresolved"),
 )  # fmt: skip
+AM_COLUMNS = (
+    ("AM p50 s", "am_p50_s"), ("AM p95 s", "am_p95_s"), ("AM max s", "am_max_s"),
+    ("AM missed", "am_missed"), ("AM dup", "am_duplicates"),
+    ("AM-direct p50 s", "am_extra_p50_s"),
+)  # fmt: skip
+"""The page behind Alertmanager, beside the direct one (only when the runs went through it)."""
 
 
 def table(summary: dict[str, dict[str, Any]]) -> str:
-    """A plain-text table, one row per scenario."""
-    rows = [[title for title, _ in COLUMNS]]
+    """A plain-text table, one row per scenario; the ``AM_COLUMNS`` too when any scenario went
+    through Alertmanager."""
+    columns = list(COLUMNS)
+    if any("am_p50_s" in s for s in summary.values()):
+        columns.extend(AM_COLUMNS)
+    rows = [[title for title, _ in columns]]
     for name, s in summary.items():
-        rows.append([name] + [_cell(s[key]) for _, key in COLUMNS[1:] if key is not None])
-    widths = [max(len(row[i]) for row in rows) for i in range(len(COLUMNS))]
+        rows.append([name] + [_cell(s.get(key)) for _, key in columns[1:] if key is not None])
+    widths = [max(len(row[i]) for row in rows) for i in range(len(columns))]
     return "\n".join(
         "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in rows
     )

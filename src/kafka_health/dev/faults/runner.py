@@ -27,10 +27,19 @@ from kafka_health.dev.devcluster.ports import free_ports
 from kafka_health.dev.devcluster.process_control import process_state
 from kafka_health.dev.devcluster.spec import transport_spec
 from kafka_health.dev.faults.actions_monitor import record_acks1_truth
+from kafka_health.dev.faults.alertmanager import (
+    Alertmanager,
+    bench_config,
+    binary,
+    load,
+    route_timing,
+    version,
+    with_alertmanager,
+)
 from kafka_health.dev.faults.context import FaultContext
 from kafka_health.dev.faults.evaluate import alerts_of, judge, resolved
 from kafka_health.dev.faults.monitor import MonitorProcesses, Sample, scrape
-from kafka_health.dev.faults.receiver import RecordingReceiver
+from kafka_health.dev.faults.receiver import Page, RecordingReceiver
 from kafka_health.dev.faults.scenarios import Scenario
 from kafka_health.dev.shipper_devcluster import shipper_config_for, write_config
 
@@ -59,6 +68,72 @@ class BenchOptions:
     """Bound on the first steady state, which includes the monitor's start."""
     calm_s: float = 20.0
     """The steady state must hold this long without a break before a fault is injected."""
+    via_alertmanager: Path | None = None
+    """An Alertmanager config (the README's ``conf/alertmanager.example.yml``): a real
+    Alertmanager runs with it, its receivers swapped for a second webhook receiver of the
+    bench, and the monitor hands it every alert (format ``alertmanager_api``) beside the direct
+    receiver; each run records the first page through it too. None: the direct receiver only."""
+
+
+@dataclass
+class ViaAlertmanager:
+    """One run as the receiver behind Alertmanager saw it (``--via-alertmanager``). Missed,
+    unexpected and duplicate pages are judged on the direct receiver; here the first page
+    (by the same rule: an expected alert about a touched broker), its latency from the same
+    fault instant, and Alertmanager's own repeats."""
+
+    first_page_at: float | None = None
+    latency_s: float | None = None
+    """From the injection, the same instant as the direct receiver's ``latency_s``."""
+    missed: bool = False
+    alert: str = ""
+    """The expected alert of the first page."""
+    group_wait_and_delivery_s: float | None = None
+    """The first page's arrival less its alert's ``startsAt`` and the rule's ``for``: the
+    monitor's hand-over, Alertmanager's group wait and its delivery (the direct receiver's
+    ``budget`` has the same stage)."""
+    notifications: int = 0
+    duplicates: int = 0
+    """Notifications of a group repeating its previous one unchanged (same status, same alerts
+    in the same states, same cause: what a ``repeat_interval`` reminder is), and alerts firing
+    again after their resolution; counted over the whole run (injection to resolution)."""
+    duplicate_details: list[str] = field(default_factory=list)
+    resolved_after_s: float | None = None
+    """From undoing the fault to the last notification, once every group it opened was
+    notified resolved."""
+    groups_at_injection: float | None = None
+    """Alertmanager's aggregation groups just before the injection (its
+    ``alertmanager_dispatcher_aggregation_groups``). A group of the faulted broker still there
+    (for up to 30 s after each of the resolutions the monitor re-sends for 15 minutes) sends
+    the page at its next ``group_interval`` tick instead of after ``group_wait``."""
+
+
+def judge_via_alertmanager(
+    scenario: Scenario,
+    pages: list[Page],
+    injected_at: float,
+    undone_at: float,
+    bound_at: float,
+    for_s: dict[str, float],
+) -> ViaAlertmanager:
+    """The run behind Alertmanager from its receiver's ``pages`` since the injection."""
+    verdict = judge(scenario, pages)
+    via = ViaAlertmanager(notifications=len(pages))
+    if verdict.first_page_at is not None and verdict.first_page_at <= bound_at:
+        via.first_page_at = verdict.first_page_at
+        via.latency_s = round(verdict.first_page_at - injected_at, 1)
+        first = verdict.first_page_alert
+        if first is not None:
+            via.alert = first.alertname
+            if first.starts_at is not None:
+                wait = first.at - first.starts_at - for_s.get(first.alertname, 0.0)
+                via.group_wait_and_delivery_s = round(wait, 1)
+    via.duplicate_details = verdict.duplicates
+    via.duplicates = len(verdict.duplicates)
+    if resolved(pages):
+        last = max((p.at for p in pages), default=undone_at)
+        via.resolved_after_s = round(max(0.0, last - undone_at), 1)
+    return via
 
 
 @dataclass
@@ -85,6 +160,12 @@ class RunResult:
     undone_at: float | None = None
     resolved_after_s: float | None = None
     missed: bool = False
+    wrong: list[str] = field(default_factory=list)
+    """What the scenario's ground truth found wrong with the pages or the monitor's figures
+    (``FaultContext.wrong``: a page before its condition held or too long after, a count that
+    disagrees); the run fails with any."""
+    via_alertmanager: ViaAlertmanager | None = None
+    """The same run behind a real Alertmanager (``BenchOptions.via_alertmanager``; else None)."""
     notes: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
 
@@ -93,7 +174,10 @@ class RunResult:
 
 
 def healthy_reason(
-    cluster: LocalCluster, metrics: dict[Sample, float], receiver: RecordingReceiver
+    cluster: LocalCluster,
+    metrics: dict[Sample, float],
+    receiver: RecordingReceiver,
+    behind_alertmanager: RecordingReceiver | None = None,
 ) -> str | None:
     """Why the steady state does not hold yet (None: it holds).
 
@@ -102,7 +186,9 @@ def healthy_reason(
     availability, and the cluster's, at 100 %; every broker leads a canary partition again (a
     broker back from a fault leads nothing until the preferred leader election: faulting it
     then would test a follower, not a leader); no under-replicated or under-min-ISR partition;
-    no leader election in its window; no incident open at the receiver.
+    no leader election in its window; no incident open at the receiver, nor at the receiver
+    behind Alertmanager when there is one (a group still open there would take the next page
+    into that group, sent on its ``group_interval`` rather than after ``group_wait``).
     """
     stopped = [n.broker_id for n in cluster.nodes if process_state(n.pid) != "running"]
     if stopped:
@@ -148,10 +234,17 @@ def healthy_reason(
         return f"{elections:.0f} leader elections in the window"
     if receiver.open_groups():
         return f"incidents still open at the receiver: {sorted(receiver.open_groups())}"
+    if behind_alertmanager is not None and behind_alertmanager.open_groups():
+        groups = sorted(behind_alertmanager.open_groups())
+        return f"incidents still open behind Alertmanager: {groups}"
     return None
 
 
 BATCH_FRESH_S = 60.0
+ALERTMANAGER_MISSING = (
+    "--via-alertmanager needs Alertmanager: prometheus-alertmanager is not on the PATH "
+    "(bash scripts/install-system-deps.sh, as root, installs Debian's package)"
+)
 LOSS_REPORT_S = 120.0
 """With the keep-firing cap: lost writes are reported this long (not 15 min), so that the
 acks1-loss scenario's incident can resolve before the next one."""
@@ -174,6 +267,9 @@ class FaultBench:
         self.transport: LocalCluster | None = None
         self.receiver: RecordingReceiver | None = None
         self.monitor: MonitorProcesses | None = None
+        self.alertmanager: Alertmanager | None = None
+        self.behind_alertmanager: RecordingReceiver | None = None
+        """The webhook receiver Alertmanager routes to (``via_alertmanager``)."""
         self.metrics_port = 0
         self.for_s: dict[str, float] = {}
         self._steady_once = False
@@ -199,11 +295,16 @@ class FaultBench:
         return results
 
     def close(self) -> None:
-        """Stop the monitor, the receiver and the cluster (safe to call twice)."""
+        """Stop the monitor, Alertmanager, the receivers and the clusters (safe to call
+        twice)."""
         if self.monitor is not None:
             self.monitor.stop()
+        if self.alertmanager is not None:
+            self.alertmanager.stop()
         if self.receiver is not None:
             self.receiver.stop()
+        if self.behind_alertmanager is not None:
+            self.behind_alertmanager.stop()
         if self.cluster is not None:
             self.cluster.down()
         if self.transport is not None:
@@ -211,6 +312,10 @@ class FaultBench:
 
     def _start(self) -> FaultContext:
         o = self.options
+        if o.via_alertmanager is not None:  # before minutes of cluster start, not after
+            load(o.via_alertmanager)
+            if binary() is None:
+                raise RuntimeError(ALERTMANAGER_MISSING)
         o.workdir.mkdir(parents=True, exist_ok=True)
         self.say(f"starting a 3-broker {o.mode} cluster in {o.workdir / 'cluster'}")
         spec = ClusterSpec(
@@ -224,7 +329,12 @@ class FaultBench:
             # A broker back from a fault leads its canary partition again within seconds (the
             # default is 300 s), so the next steady state (every broker's canary at 100 %)
             # does not wait minutes for the controller's periodic rebalance.
-            broker_overrides={"leader.imbalance.check.interval.seconds": "5"},
+            # Retention runs every 5 s (Kafka's default is 5 minutes; a static setting), so that
+            # retention-loss's records are deleted seconds after they expire.
+            broker_overrides={
+                "leader.imbalance.check.interval.seconds": "5",
+                "log.retention.check.interval.ms": "5000",
+            },
         )
         self.cluster = LocalCluster.create(spec)
         self.cluster.up()
@@ -241,7 +351,10 @@ class FaultBench:
         them and the clusters."""
         self.cluster = cluster
         self.receiver = receiver.start()
-        self._write_configs(cluster, self.receiver.url)
+        alertmanager_url = None
+        if self.options.via_alertmanager is not None:
+            alertmanager_url = self._start_alertmanager(self.options.via_alertmanager)
+        self._write_configs(cluster, self.receiver.url, alertmanager_url)
         self.monitor = MonitorProcesses(self.config_file, logs)
         self.say(f"starting the monitor (ship-logs, canary, run); logs in {logs}")
         self.monitor.start()
@@ -256,11 +369,32 @@ class FaultBench:
             metrics_port=self.metrics_port,
         )
 
-    def _write_configs(self, cluster: LocalCluster, receiver_url: str) -> None:
+    def _start_alertmanager(self, example: Path) -> str:
+        """A second webhook receiver and Alertmanager routing to it with ``example``'s route;
+        returns Alertmanager's URL."""
+        path = binary()
+        if path is None:
+            raise RuntimeError(ALERTMANAGER_MISSING)
+        self.behind_alertmanager = RecordingReceiver().start()
+        config = bench_config(load(example), self.behind_alertmanager.url)
+        (port,) = free_ports(1)
+        self.alertmanager = Alertmanager(path, config, self.options.workdir / "alertmanager", port)
+        timing = ", ".join(f"{k} {v}" for k, v in route_timing(config).items())
+        self.say(f"starting Alertmanager ({version(path)}) on {self.alertmanager.url} with "
+                 f"{example.name}'s route ({timing}), routing to a second webhook receiver "
+                 f"{self.behind_alertmanager.url}")  # fmt: skip
+        self.alertmanager.start()
+        return self.alertmanager.url
+
+    def _write_configs(
+        self, cluster: LocalCluster, receiver_url: str, alertmanager_url: str | None = None
+    ) -> None:
         from kafka_health.dev.demo import demo_config
 
         o = self.options
         monitor = demo_config(o.base, cluster, receiver_url, transport=self.transport)
+        if alertmanager_url is not None:
+            monitor = with_alertmanager(monitor, alertmanager_url)
         config = shipper_config_for(cluster, monitor, transport=self.transport)
         (self.metrics_port,) = free_ports(1)
         config = dataclasses.replace(
@@ -310,8 +444,14 @@ class FaultBench:
             scenario.name, self.options.mode, expected_alert=scenario.describe_expected()
         )
         ctx.notes = {}
+        ctx.wrong = []
         ctx.targets = None
+        if self.behind_alertmanager is not None:
+            result.via_alertmanager = ViaAlertmanager()
         try:
+            if self.alertmanager is not None and not self.alertmanager.alive():
+                self.say("  Alertmanager had exited (see its log): starting it again")
+                self.alertmanager.start()
             scenario.prepare(ctx)
             self._wait_healthy()
             self._run_fault(ctx, scenario, result)
@@ -327,12 +467,18 @@ class FaultBench:
             except Exception as exc:
                 result.error = result.error or f"cleanup: {type(exc).__name__}: {exc}"
             result.notes = dict(ctx.notes)
+            result.wrong = list(ctx.wrong)
         if scenario.expects_page and result.latency_s is None:
             result.missed = True
+        via = result.via_alertmanager
+        if via is not None and scenario.expects_page and via.latency_s is None:
+            via.missed = True
         return result
 
     def _run_fault(self, ctx: FaultContext, scenario: Scenario, result: RunResult) -> None:
         receiver = ctx.receiver
+        behind = self.behind_alertmanager
+        groups = self.alertmanager.groups() if self.alertmanager is not None else None
         ctx.injected_at = result.injected_at = time.time()
         scenario.inject(ctx)
         if ctx.targets is not None:  # chosen at the injection (the active controller)
@@ -342,6 +488,15 @@ class FaultBench:
         def expected_page() -> bool:
             return judge(scenario, receiver.pages_since(ctx.injected_at)).first_page_at \
                 is not None  # fmt: skip
+
+        def expected_behind_alertmanager() -> bool:
+            return behind is None or judge(scenario, behind.pages_since(ctx.injected_at)) \
+                .first_page_at is not None  # fmt: skip
+
+        def all_resolved() -> bool:
+            return resolved(receiver.pages_since(ctx.injected_at)) and (
+                behind is None or resolved(behind.pages_since(ctx.injected_at))
+            )
 
         if not scenario.expects_page:
             time.sleep(scenario.observe_s)
@@ -353,11 +508,9 @@ class FaultBench:
         scenario.undo(ctx)
         if scenario.expects_page:
             _wait(expected_page, bound_at - time.time())
+            _wait(expected_behind_alertmanager, bound_at - time.time())
         time.sleep(max(0.0, result.undone_at + scenario.settle_s - time.time()))
-        _wait(
-            lambda: resolved(receiver.pages_since(ctx.injected_at)),
-            self.options.resolve_timeout_s,
-        )
+        _wait(all_resolved, self.options.resolve_timeout_s)
         scenario.verify(ctx)
         pages = receiver.pages_since(ctx.injected_at)
         told_lost = any(
@@ -394,6 +547,12 @@ class FaultBench:
         if verdict.cause_named_at is not None:
             result.cause_named_at = verdict.cause_named_at
             result.cause_latency_s = round(verdict.cause_named_at - ctx.injected_at, 1)
+        if behind is not None:
+            result.via_alertmanager = judge_via_alertmanager(
+                scenario, behind.pages_since(ctx.injected_at), ctx.injected_at,
+                result.undone_at, bound_at, self.for_s,
+            )  # fmt: skip
+            result.via_alertmanager.groups_at_injection = groups
         if ctx.notes.get("acks1_lost"):
             caught = any(a.alertname == "CanaryWritesLost" for a in verdict.alerts)
             ctx.notes["acks1_loss_caught"] = caught
@@ -406,7 +565,8 @@ class FaultBench:
         hold up the run."""
         assert self.cluster is not None and self.receiver is not None
         self.cluster.refresh()
-        return healthy_reason(self.cluster, scrape(self.metrics_port), self.receiver)
+        metrics = scrape(self.metrics_port)
+        return healthy_reason(self.cluster, metrics, self.receiver, self.behind_alertmanager)
 
     def _wait_healthy(self) -> None:
         """Until the steady state held ``calm_s`` without a break; the first wait also covers
@@ -475,6 +635,13 @@ def one_line(r: RunResult) -> str:
     page = f"page after {r.latency_s} s" if r.latency_s is not None else "MISSED"
     if not r.expected_alert or r.expected_alert == "no page":
         page = "no page expected"
+    via = r.via_alertmanager
+    if via is not None and page.startswith("page after"):
+        page += (
+            f" (via Alertmanager {via.latency_s} s)"
+            if via.latency_s is not None
+            else " (via Alertmanager: MISSED)"
+        )
     parts = [page]
     if r.budget:
         b = r.budget
@@ -493,6 +660,10 @@ def one_line(r: RunResult) -> str:
         parts.append(f"unexpected: {names}")
     if r.duplicates:
         parts.append(f"{r.duplicates} duplicate(s)")
+    if r.wrong:
+        parts.append(f"WRONG: {'; '.join(r.wrong)}")
+    if via is not None and via.duplicates:
+        parts.append(f"{via.duplicates} duplicate(s) via Alertmanager")
     parts.append(
         f"resolved {r.resolved_after_s} s after undo"
         if r.resolved_after_s is not None

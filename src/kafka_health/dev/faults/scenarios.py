@@ -31,6 +31,33 @@ from kafka_health.dev.faults.actions_brokers import (
     thaw_victim,
     two_down,
 )
+from kafka_health.dev.faults.actions_consumer_faults import (
+    COORDINATED_GROUP,
+    COORDINATOR_HOLD_S,
+    PAGE_LATE_S,
+    RETENTION_BOUND_S,
+    RETENTION_GROUP,
+    RETENTION_MS,
+    SEGMENT_MS,
+    SLOW_BOUND_S,
+    SLOW_FRACTION,
+    SLOW_GROUP,
+    check_coordinator_incident,
+    check_retention_page,
+    check_slow_page,
+    consumers_throttle,
+    consumers_unthrottle,
+    coordinated_start,
+    coordinated_stop,
+    kill_coordinator,
+    restart_coordinator,
+    retention_restore,
+    retention_start,
+    retention_stop,
+    retention_stop_group,
+    slow_start,
+    slow_stop,
+)
 from kafka_health.dev.faults.actions_consumers import (
     GROUP,
     OBJECTIVE_S,
@@ -353,6 +380,61 @@ SCENARIOS: dict[str, Scenario] = {
             verify=check_consumer_page,
         ),
         Scenario(
+            "consumer-slow",
+            f"a producer writes {RATE:g} records/s, a group of 2 real consumers ({SLOW_GROUP}, "
+            f"objective {OBJECTIVE_S:g} s) commits every 0.5 s; throttle them to "
+            f"{SLOW_FRACTION:.0%} of the produce rate: ConsumerGroupLagging once the true time "
+            "lag (the record timestamp at the committed offset) passed the objective, not "
+            f"before, within {PAGE_LATE_S:g} s; full speed again: it resolves",
+            (),
+            ("ConsumerGroupLagging",),
+            consumers_throttle,
+            consumers_unthrottle,
+            allowed=(),
+            bound_s=SLOW_BOUND_S,
+            prepare=slow_start,
+            cleanup=slow_stop,
+            verify=check_slow_page,
+        ),
+        Scenario(
+            "coordinator-kill",
+            f"the consumers of {COORDINATED_GROUP} (objective {OBJECTIVE_S:g} s) stop while "
+            "the producer writes; once the monitor judges the group stopped, SIGKILL its "
+            f"coordinator (FindCoordinator), down until {COORDINATOR_HOLD_S:g} s after the "
+            "injection (the group twice its objective behind), then started and the consumers "
+            "resumed: one incident about that broker listing the group "
+            "(BrokerHoldsUpConsumerGroups), nothing paged for the group on its own",
+            (),
+            ("BrokerNotAnswering", "BrokerFailed", "CanaryWriteFailure"),
+            kill_coordinator,
+            restart_coordinator,
+            allowed=(*SYMPTOMS, "BrokerHoldsUpConsumerGroups"),
+            cause="BrokerFailed",
+            hold_s=COORDINATOR_HOLD_S,
+            prepare=coordinated_start,
+            cleanup=coordinated_stop,
+            verify=check_coordinator_incident,
+            targets_from="the test group's coordinator",
+        ),
+        Scenario(
+            "retention-loss",
+            f"the consumers of {RETENTION_GROUP} stop on a topic whose records live "
+            f"{RETENTION_MS / 1000:g} s (segments rolled every {SEGMENT_MS / 1000:g} s) while "
+            "the producer writes: ConsumerGroupRecordsDeletedUnread once retention deleted "
+            f"records the group had not read (within {PAGE_LATE_S:g} s), its count equal to log "
+            "start minus committed offset; retention back to 7 days, the consumers resumed: "
+            "it resolves",
+            (),
+            ("ConsumerGroupRecordsDeletedUnread",),
+            retention_stop_group,
+            retention_restore,
+            allowed=("ConsumerGroupLagging",),
+            bound_s=RETENTION_BOUND_S,
+            prepare=retention_start,
+            cleanup=retention_stop,
+            verify=check_retention_page,
+        ),
+        Scenario(
             "disk-full",
             f"broker {DISK_BROKER}'s second log directory on a {DISK_SIZE} tmpfs, a topic it "
             "leads placed there, written until Kafka takes the directory offline: "
@@ -414,4 +496,8 @@ SCENARIOS: dict[str, Scenario] = {
 }
 """In the order ``bench faults`` runs them: the slow and the rolling restart last, because
 their controlled shutdowns open maintenance windows that would mute the faults after them, and
-the decommission after them (it stops broker 3 for good, and gives it back only at its end)."""
+the decommission after them (it stops broker 3 for good, and gives it back only at its end).
+The consumer-side scenarios follow one another, each on a topic and a group of its own (a group
+left Empty at one's cleanup would fall behind in another's writes and page in its run);
+coordinator-kill leaves its own group listed under the killed broker, dormant, for 5 minutes
+after the broker is back (the monitor's sticky attribution), which touches no other group."""

@@ -153,8 +153,8 @@ def test_every_scenario_names_what_it_expects() -> None:
         "broker-kill", "broker-freeze", "gc-pause", "two-brokers-down", "cluster-down",
         "acks1-loss", "rolling-restart", "receiver-outage", "monitor-kill", "monitor-kills",
         "transport-down", "transport-freeze", "short-pauses", "slow-restart",
-        "broker-decommission", "consumer-stop",
-        "disk-full", "controller-kill",
+        "broker-decommission", "consumer-stop", "consumer-slow", "coordinator-kill",
+        "retention-loss", "disk-full", "controller-kill",
     }  # fmt: skip
     assert set(SCENARIOS) == wanted
     assert list(SCENARIOS)[-2:] == ["rolling-restart", "broker-decommission"]
