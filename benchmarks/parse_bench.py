@@ -28,8 +28,8 @@ NOISE = [
     "(kafka.log.Log)",
     "[2022-03-12 18:10:07,471] INFO [ReplicaFetcher replicaId=3, leaderId=4, fetcherId=0] "
     "Shutting down (kafka.server.ReplicaFetcherThread)",
-    "[2021-04-15 08:24:20,811] INFO [GroupCoordinator 3]: Stabilized group XXX-SZL generation "
-    "{n} (__consumer_offsets-28) (kafka.coordinator.group.GroupCoordinator)",
+    "[2021-04-15 08:24:20,811] INFO [GroupMetadataManager brokerId=3] Removed {n} expired "
+    "offsets in 1 milliseconds. (kafka.coordinator.group.GroupMetadataManager)",
     "[2026-11-22 02:37:14,555] INFO [LogLoader partition=probe-{n}, dir=/data] Reloading from "
     "producer snapshot and rebuilding producer state from offset 0 (kafka.log.UnifiedLog)",
     "[2026-11-22T02:37:10.515+0000][0.659s][info][gc,task     ] GC({n}) Using 2 workers of 2 "

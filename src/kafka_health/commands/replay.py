@@ -3,9 +3,11 @@ parsing, detectors and alert rules, on the logs' own time.
 
 Output (stdout, or ``--out``): one JSON object per notification the pager would have got
 (``at``, ``reason``, ``group_key``, ``idempotency_key``, the alerts with status, labels,
-summary and cause), then one ``{"open_at_end": [...]}`` line for what still fired when the
-input ended. ``--compare-rules OTHER.yaml`` replays the same events under both rule sets and
-prints which pages each would have sent and when. Progress goes to stderr.
+summary and cause), then one ``{"open_at_end": [...], "coordinator_loads": [...]}`` line: what
+still fired when the input ended, and the loads of ``__consumer_offsets`` partitions that held
+consumer groups up (``replay/groups.py``: broker, partition, start, end, the groups).
+``--compare-rules OTHER.yaml`` replays the same events under both rule sets and prints which
+pages each would have sent and when. Progress goes to stderr.
 """
 
 from __future__ import annotations
@@ -87,7 +89,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         for n in result.notifications:
             out.write(json.dumps(n.to_json()) + "\n")
-        out.write(json.dumps({"open_at_end": result.open_at_end}) + "\n")
+        end = {"open_at_end": result.open_at_end, "coordinator_loads": result.coordinator_loads}
+        out.write(json.dumps(end) + "\n")
     finally:
         if args.out:
             out.close()

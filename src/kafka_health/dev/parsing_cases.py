@@ -750,6 +750,204 @@ KAFKA_CASES: tuple[Case, ...] = (
         {"topic": "__consumer_offsets", "partition": 3, "leader_epoch": 7},
         "Kafka 4.x CoordinatorRuntime",
     ),
+    # A group coordinator's rebalance lines: real 2.x lines of seeds 001 and 004, the others
+    # formatted as each version's coordinator formats them (GroupCoordinator.scala at the
+    # tags named; the 4.x wording from the kafka-group-coordinator 3.9.1 and 4.1.1 jars'
+    # string constants, after CoordinatorRuntime.CoordinatorContext's log context).
+    Case(
+        "group_rebalance_seed_heartbeat",
+        "[2021-04-16 17:51:05,707] INFO [GroupCoordinator 3]: Preparing to rebalance group TEST-REALTIME-SZL in state PreparingRebalance with old generation 1 (__consumer_offsets-49) (reason: removing member consumer-1-416c9379-0f89-48f4-b125-eadf648d57c7 on heartbeat expiration) (kafka.coordinator.group.GroupCoordinator)",
+        "group_rebalance_start",
+        {
+            "group": "TEST-REALTIME-SZL",
+            "generation": 1,
+            "topic": "__consumer_offsets",
+            "partition": 49,
+            "members": None,
+            "level": "INFO",
+            "ts": "2021-04-16T17:51:05.707",
+        },
+        "seed 001 (real Kafka 2.x line, GroupCoordinator.prepareRebalance 2.1-3.x)",
+    ),
+    Case(
+        "group_rebalance_seed_new_member",
+        "[2021-04-15 08:24:20,809] INFO [GroupCoordinator 3]: Preparing to rebalance group XXXX-SZL in state PreparingRebalance with old generation 0 (__consumer_offsets-28) (reason: Adding new member consumer-1-11aac9d7-8a72-44fe-bf5c-0519941bbb6a) (kafka.coordinator.group.GroupCoordinator)",
+        "group_rebalance_start",
+        {"group": "XXXX-SZL", "generation": 0, "topic": "__consumer_offsets", "partition": 28},
+        "seed 001 (real Kafka 2.x line)",
+    ),
+    Case(
+        "group_stabilized_seed",
+        "[2021-04-15 08:24:20,811] INFO [GroupCoordinator 3]: Stabilized group XXX-SZL generation 1 (__consumer_offsets-28) (kafka.coordinator.group.GroupCoordinator)",
+        "group_stabilized",
+        {
+            "group": "XXX-SZL",
+            "generation": 1,
+            "topic": "__consumer_offsets",
+            "partition": 28,
+            "members": None,
+        },
+        "seed 001 (real Kafka 2.x line, GroupCoordinator.onCompleteJoin 0.11-2.7)",
+    ),
+    Case(
+        "group_member_failed_seed",
+        "[2022-03-16 17:14:07,063] INFO [GroupCoordinator 1]: Member consumer-2-f852e86d-7db8-4943-b378-097fe08415f8 in group TEST-SZL has failed, removing it from the group (kafka.coordinator.group.GroupCoordinator)",
+        "group_member_failed",
+        {"group": "TEST-SZL", "generation": None, "topic": None},
+        "seed 004 (real Kafka 2.x line, GroupCoordinator.onMemberFailure 0.11-3.x)",
+    ),
+    Case(
+        "group_empty_seed",
+        "[2022-03-16 17:14:07,065] INFO [GroupCoordinator 1]: Group TEST-SZL with generation 2 is now empty (__consumer_offsets-43) (kafka.coordinator.group.GroupCoordinator)",
+        "group_empty",
+        {"group": "TEST-SZL", "generation": 2, "topic": "__consumer_offsets", "partition": 43},
+        "seed 004 (real Kafka 2.x line, GroupCoordinator.onCompleteJoin 0.11-3.x)",
+    ),
+    Case(
+        "group_rebalance_0_10",
+        "[2017-06-01 10:00:00,000] INFO [GroupCoordinator 1]: Preparing to restabilize group console-consumer-4711 with old generation 3 (kafka.coordinator.GroupCoordinator)",
+        "group_rebalance_start",
+        {"group": "console-consumer-4711", "generation": 3, "topic": None, "partition": None},
+        "kafka.coordinator.GroupCoordinator.prepareRebalance 0.9-0.10 (tags 0.9.0.1, 0.10.2.2)",
+    ),
+    Case(
+        "group_stabilized_0_10",
+        "[2017-06-01 10:00:01,000] INFO [GroupCoordinator 1]: Stabilized group console-consumer-4711 generation 4 (kafka.coordinator.GroupCoordinator)",
+        "group_stabilized",
+        {"group": "console-consumer-4711", "generation": 4, "topic": None, "partition": None},
+        "kafka.coordinator.GroupCoordinator.onCompleteJoin 0.9-0.10: no offsets partition (the "
+        "logger's own parentheses are not one)",
+    ),
+    Case(
+        "group_empty_0_10",
+        "[2017-06-01 10:05:00,000] INFO [GroupCoordinator 1]: Group console-consumer-4711 with generation 5 is now empty (kafka.coordinator.GroupCoordinator)",
+        "group_empty",
+        {"group": "console-consumer-4711", "generation": 5, "topic": None},
+        "kafka.coordinator.GroupCoordinator.onCompleteJoin 0.10.1-0.10.2 (tag 0.10.2.2)",
+    ),
+    Case(
+        "group_rebalance_1_1",
+        "[2018-06-01 10:00:00,000] INFO [GroupCoordinator 2]: Preparing to rebalance group payments with old generation 7 (__consumer_offsets-11) (kafka.coordinator.group.GroupCoordinator)",
+        "group_rebalance_start",
+        {"group": "payments", "generation": 7, "topic": "__consumer_offsets", "partition": 11},
+        "kafka.coordinator.group.GroupCoordinator.prepareRebalance 0.11-2.0 (tags 0.11.0.2, "
+        "1.1.1, 2.0.1)",
+    ),
+    Case(
+        "group_rebalance_3_x_new_member",
+        "[2023-05-01 10:00:00,100] INFO [GroupCoordinator 2]: Preparing to rebalance group payments in state PreparingRebalance with old generation 7 (__consumer_offsets-11) (reason: Adding new member consumer-payments-1-6a4cbd1e-2f43-4f6d-9b52-7c1f0a8e2b1d with group instance id None; client reason: need to re-join with the given member-id: consumer-payments-1-6a4cbd1e-2f43-4f6d-9b52-7c1f0a8e2b1d) (kafka.coordinator.group.GroupCoordinator)",
+        "group_rebalance_start",
+        {"group": "payments", "generation": 7, "topic": "__consumer_offsets", "partition": 11},
+        "kafka.coordinator.group.GroupCoordinator 3.x (tag 3.6.2: 'Adding new member %s with "
+        "group instance id %s; client reason: %s'; the client's reason from AbstractCoordinator "
+        "3.6.2)",
+    ),
+    Case(
+        "group_stabilized_2_8_members",
+        "[2023-05-01 10:00:03,120] INFO [GroupCoordinator 2]: Stabilized group payments generation 8 (__consumer_offsets-11) with 3 members (kafka.coordinator.group.GroupCoordinator)",
+        "group_stabilized",
+        {
+            "group": "payments",
+            "generation": 8,
+            "topic": "__consumer_offsets",
+            "partition": 11,
+            "members": 3,
+        },
+        "kafka.coordinator.group.GroupCoordinator.onCompleteJoin 2.8-3.x (tags 2.8.2, 3.8.0)",
+    ),
+    Case(
+        "group_with_spaces",
+        "[2023-05-01 10:00:03,120] INFO [GroupCoordinator 2]: Stabilized group my group (test) generation 2 (__consumer_offsets-30) with 1 members (kafka.coordinator.group.GroupCoordinator)",
+        "group_stabilized",
+        {"group": "my group (test)", "generation": 2, "partition": 30, "members": 1},
+        "a group id is any string (spaces, parentheses): GroupCoordinator 2.8-3.x",
+    ),
+    Case(
+        "group_rebalance_4_x",
+        "[2025-11-20 09:14:03,512] INFO [GroupCoordinator id=1 topic=__consumer_offsets partition=17] Preparing to rebalance group orders in state PreparingRebalance with old generation 12 (reason: removing member consumer-orders-1-8c0b0b5e-3b6f-4f70-9d0e-1c2a6c8e9f41 on heartbeat expiration.). (org.apache.kafka.coordinator.group.GroupMetadataManager)",
+        "group_rebalance_start",
+        {
+            "group": "orders",
+            "generation": 12,
+            "topic": "__consumer_offsets",
+            "partition": 17,
+            "broker_id": "1",
+        },
+        "org.apache.kafka.coordinator.group.GroupMetadataManager 3.6-4.x (3.9.1, 4.1.1 jars: "
+        "'Preparing to rebalance group {} in state {} with old generation {} (reason: {}).', "
+        "reason 'removing member {} on heartbeat expiration.'); log context "
+        "CoordinatorRuntime.CoordinatorContext '[%s topic=%s partition=%d] ' with "
+        "GroupCoordinatorService's 'GroupCoordinator id=%d'",
+    ),
+    Case(
+        "group_member_failed_4_x",
+        "[2025-11-20 09:14:03,511] INFO [GroupCoordinator id=1 topic=__consumer_offsets partition=17] Member consumer-orders-1-8c0b0b5e-3b6f-4f70-9d0e-1c2a6c8e9f41 in group orders has failed, removing it from the group. (org.apache.kafka.coordinator.group.GroupMetadataManager)",
+        "group_member_failed",
+        {"group": "orders", "topic": "__consumer_offsets", "partition": 17},
+        "GroupMetadataManager 3.6-4.x (3.9.1, 4.1.1 jars)",
+    ),
+    Case(
+        "group_stabilized_4_x",
+        "[2025-11-20 09:14:06,530] INFO [GroupCoordinator id=1 topic=__consumer_offsets partition=17] Stabilized group orders generation 13 with 2 members. (org.apache.kafka.coordinator.group.GroupMetadataManager)",
+        "group_stabilized",
+        {
+            "group": "orders",
+            "generation": 13,
+            "members": 2,
+            "topic": "__consumer_offsets",
+            "partition": 17,
+        },
+        "GroupMetadataManager 3.6-4.x (3.9.1, 4.1.1 jars: 'Stabilized group {} generation {} "
+        "with {} members.')",
+    ),
+    Case(
+        "group_empty_4_x",
+        "[2025-11-20 09:20:00,001] INFO [GroupCoordinator id=1 topic=__consumer_offsets partition=17] Group orders with generation 14 is now empty. (org.apache.kafka.coordinator.group.GroupMetadataManager)",
+        "group_empty",
+        {"group": "orders", "generation": 14, "topic": "__consumer_offsets", "partition": 17},
+        "GroupMetadataManager 3.6-4.x (3.9.1, 4.1.1 jars: 'Group {} with generation {} is now "
+        "empty.')",
+    ),
+    Case(
+        "group_epoch_bump_3_9",
+        "[2024-11-20 09:30:00,000] INFO [GroupCoordinator id=2 topic=__consumer_offsets partition=5] [GroupId shipments] Bumped group epoch to 8. (org.apache.kafka.coordinator.group.GroupMetadataManager)",
+        "group_epoch_bump",
+        {"group": "shipments", "generation": 8, "topic": "__consumer_offsets", "partition": 5},
+        "GroupMetadataManager 3.6-3.9, the consumer protocol (3.6.2 and 3.7.0 sources, 3.9.1 jar: "
+        "'[GroupId {}] Bumped group epoch to {}.')",
+    ),
+    Case(
+        "group_epoch_bump_4_1",
+        "[2025-11-20 09:30:00,000] INFO [GroupCoordinator id=2 topic=__consumer_offsets partition=5] [GroupId shipments] Bumped group epoch to 9 with metadata hash -4522019839034512. (org.apache.kafka.coordinator.group.GroupMetadataManager)",
+        "group_epoch_bump",
+        {"group": "shipments", "generation": 9, "partition": 5, "broker_id": "2"},
+        "GroupMetadataManager 4.1.1 jar: '[GroupId {}] Bumped group epoch to {} with metadata "
+        "hash {}.'",
+    ),
+    Case(
+        "group_epoch_bump_streams",
+        "[2025-11-20 09:31:00,000] INFO [GroupCoordinator id=2 topic=__consumer_offsets partition=9] [GroupId wordcount-app][MemberId 3f0c2d1e-5b7a-4c8e-9f10-2a3b4c5d6e7f] Bumped streams group epoch to 4 with metadata hash 7731. (org.apache.kafka.coordinator.group.GroupMetadataManager)",
+        "group_epoch_bump",
+        {"group": "wordcount-app", "generation": 4, "partition": 9},
+        "GroupMetadataManager 4.1.1 jar, streams groups: '[GroupId {}][MemberId {}] Bumped "
+        "streams group epoch to {} with metadata hash {}.'",
+    ),
+    Case(
+        "group_fenced_4_x",
+        "[2025-11-20 09:32:00,000] INFO [GroupCoordinator id=2 topic=__consumer_offsets partition=5] [GroupId shipments] Member 5d9f2a2c-1b3e-4f5a-8c7d-9e0f1a2b3c4d fenced from the group because the member session expired. (org.apache.kafka.coordinator.group.GroupMetadataManager)",
+        "group_member_failed",
+        {"group": "shipments", "partition": 5},
+        "GroupMetadataManager 3.6-4.x, the consumer protocol (3.9.1, 4.1.1 jars: '[GroupId {}] "
+        "Member {} fenced from the group because {}.', reason 'the member session expired')",
+    ),
+    Case(
+        "group_unloaded_epoch_no_bump",
+        "[2025-11-20 09:33:00,000] INFO [GroupCoordinator id=2 topic=__consumer_offsets partition=5] [GroupId=shipments] Unloaded group metadata for group epoch 9. (org.apache.kafka.coordinator.group.GroupMetadataManager)",
+        "unrecognised",
+        {},
+        "GroupMetadataManager 3.6-4.x (4.1.1 jar) '[GroupId={}] Unloaded group metadata for "
+        "group epoch {}.': not a new epoch",
+    ),
     Case(
         "cleaner_died_1_x",
         "[2018-02-02 02:02:02,020] ERROR [kafka-log-cleaner-thread-0]: Error due to (kafka.log.LogCleaner)\njava.lang.IllegalArgumentException: requirement failed",

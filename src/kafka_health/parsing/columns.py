@@ -59,6 +59,17 @@ def pick(pid: Column, cases: list[tuple[int, Column]]) -> Column:
     return expr
 
 
+def per_pattern(pid: Column, values: list[object], dtype: str) -> Column:
+    """``values[pid]``, null where ``pid`` is: one lookup in a constant array. A ``CASE`` over
+    every pattern (:func:`pick`) grew with the table and was walked whole by every row that
+    is no event; its first field stage outgrew what HotSpot's C1 compiles (``test_parser_jit``)
+    when the group coordinators' patterns came."""
+    from pyspark.sql import functions as F
+
+    table = F.array(*[F.lit(v) for v in values]).cast(f"array<{dtype}>")
+    return F.try_element_at(table, pid + 1)
+
+
 def column_or_null(df: DataFrame, name: str, dtype: str = "string") -> Column:
     """``df``'s column ``name``, or a null of ``dtype`` where ``df`` has none (an optional
     input column)."""

@@ -52,6 +52,9 @@ EVENT_FIELDS: tuple[str, ...] = (
     "uptime_s",
     "session_timeout_ms",
     "log_dir",
+    "group",
+    "generation",
+    "members",
 )
 BAD_INPUT_REASONS = (
     "empty", "not_utf8", "binary", "oversize", "bad_json", "no_message", "bad_broker_id",

@@ -17,6 +17,7 @@ from kafka_health.parsing.columns import (
     empty_to_null,
     heap_mb,
     isr_list,
+    per_pattern,
     pick,
     seconds,
     to_int,
@@ -150,8 +151,8 @@ def event_fields(df: DataFrame, patterns: tuple[P.EventPattern, ...]) -> dict[st
 
     pid = F.col("_pid")
     g = group_reader(patterns)
-    type_col = pick(pid, [(i, F.lit(p.event)) for i, p in enumerate(patterns)])
-    is_gc = pick(pid, [(i, F.lit(p.family == "gc")) for i, p in enumerate(patterns)])
+    type_col = per_pattern(pid, [p.event for p in patterns], "string")
+    is_gc = per_pattern(pid, [p.family == "gc" for p in patterns], "boolean")
     leader_is_self = pid.isin(*[i for i, p in enumerate(patterns) if p.name in LEADER_IS_SELF])
     line_broker, broker_id, ts, level = line_columns(df, is_gc)
     collector, uptime = gc_columns(g, patterns)
@@ -184,6 +185,9 @@ def event_fields(df: DataFrame, patterns: tuple[P.EventPattern, ...]) -> dict[st
         "uptime_s": F.when(pid.isNotNull() & is_gc, uptime),
         "session_timeout_ms": to_int(g("session_timeout")),
         "log_dir": g("log_dir"),
+        "group": g("group"),
+        "generation": to_int(g("generation")),
+        "members": to_int(g("members")),
     }
 
 

@@ -47,6 +47,11 @@ EVENT_TYPES: tuple[str, ...] = (
     "processor_uncaught_exception",
     "coordinator_load_start",
     "coordinator_load_finish",
+    "group_rebalance_start",
+    "group_stabilized",
+    "group_empty",
+    "group_member_failed",
+    "group_epoch_bump",
     "log_cleaner_died",
     "log_dir_offline",
     "log_dir_halt",
@@ -84,6 +89,9 @@ GROUPS: frozenset[str] = frozenset(
         "heap_total",
         "young_gen",  # JDK 8 young generation name: tells the collector
         "log_dir",  # a broker's log directory (log_dir_offline, log_dir_halt): a path, or a list
+        "group",  # a consumer group's id, as its coordinator names it (any text but a line end)
+        "generation",  # a group's generation (classic) or group epoch (the consumer protocol)
+        "members",  # how many members a group stabilized with
     }
 )
 
@@ -155,6 +163,19 @@ HEAP_DUMP = (
     r"(?:Heap dump file created [^\n]*+\n|Unable to create [^\n]*+\n|Dump file is incomplete"
     r"[^\n]*+\n)?)?, \d+[.,]\d+ secs\]"
 )
+
+# A group coordinator's lines. Kafka 3.6-4.x's coordinator (group-coordinator's
+# GroupMetadataManager) logs through CoordinatorRuntime.CoordinatorContext's log context
+# '[%s topic=%s partition=%d] ', %s being GroupCoordinatorService's 'GroupCoordinator id=%d'
+# (3.9.1 and 4.1.1 jars): the group's offsets partition is there. The old coordinator
+# (kafka.coordinator.group.GroupCoordinator 0.11-3.x, logIdent '[GroupCoordinator %d]: ')
+# prints it after the generation: ' (__consumer_offsets-%d)' (partitionFor(groupId)).
+# A group id is any text: lazily up to the words that follow it. No possessive quantifier,
+# no lookaround: the same table is compiled for RE2 as well.
+GROUP_CONTEXT = (
+    r"(?:\[GroupCoordinator id=\d+ topic=(?P<topic>[^\s\]]+) partition=(?P<partition>\d+)\] )?"
+)
+GROUP_TP = r"(?: \((?P<tp>[^\s()]+-\d+)\))?"
 
 
 def _k(name: str, event: str, trigger: str, regex: str, source: str, **kw: object) -> EventPattern:
@@ -774,6 +795,98 @@ KAFKA_PATTERNS: tuple[EventPattern, ...] = (
         r"Finished loading of metadata from",
         r"Finished loading of metadata from (?P<tp>\S+) with epoch (?P<leader_epoch>\d+)",
         "org.apache.kafka.coordinator.common.runtime.CoordinatorRuntime 3.6-4.x",
+    ),
+    # A consumer group's rebalances, as its coordinator logs them (replay/groups.py reads
+    # them; the live job has the admin API's word for the same). Checked in apache/kafka's
+    # GroupCoordinator.scala at tags 0.9.0.1, 0.10.0.1-0.10.2.2, 0.11.0.2, 1.0.2, 1.1.1,
+    # 2.0.1-2.8.2, 3.0.2-3.8.0, in the string constants of kafka_2.13 3.9.1 and of
+    # kafka-group-coordinator 3.9.1 and 4.1.1 (GroupMetadataManager), and in the real 2.x
+    # lines quoted by seeds 001 and 004. The 4.1.1 devcluster's own logs hold none (no
+    # consumer group rebalanced in them).
+    _k(
+        "group_rebalance_start.0_9",
+        "group_rebalance_start",
+        r"Preparing to restabilize group",
+        r"Preparing to restabilize group (?P<group>.+?) with old generation (?P<generation>\d+)",
+        "kafka.coordinator.GroupCoordinator.prepareRebalance 0.9-0.10 (INFO, logIdent "
+        "'[GroupCoordinator %d]: '): 'Preparing to restabilize group %s with old generation %s' "
+        "(tags 0.9.0.1, 0.10.2.2)",
+    ),
+    _k(
+        "group_rebalance_start.0_11",
+        "group_rebalance_start",
+        r"Preparing to rebalance group",
+        rf"{GROUP_CONTEXT}Preparing to rebalance group (?P<group>.+?)(?: in state \w+)? with old "
+        rf"generation (?P<generation>\d+){GROUP_TP}",
+        "kafka.coordinator.group.GroupCoordinator.prepareRebalance 0.11-2.0: 'Preparing to "
+        "rebalance group %s with old generation %d (__consumer_offsets-%d)'; 2.1-3.x: 'Preparing "
+        "to rebalance group %s in state %s with old generation %d (__consumer_offsets-%d) "
+        "(reason: %s)' (seeds 001, 004: '[GroupCoordinator 3]: Preparing to rebalance group "
+        "TEST-REALTIME-SZL in state PreparingRebalance with old generation 1 "
+        "(__consumer_offsets-49) (reason: removing member ... on heartbeat expiration)'); "
+        "org.apache.kafka.coordinator.group.GroupMetadataManager 3.6-4.x (3.9.1, 4.1.1): "
+        "'Preparing to rebalance group {} in state {} with old generation {} (reason: {}).' after "
+        "the '[GroupCoordinator id=%d topic=%s partition=%d] ' log context",
+    ),
+    _k(
+        "group_stabilized.all",
+        "group_stabilized",
+        r"Stabilized group",
+        rf"{GROUP_CONTEXT}Stabilized group (?P<group>.+?) generation (?P<generation>\d+)"
+        rf"{GROUP_TP}(?: with (?P<members>\d+) members)?",
+        "kafka.coordinator.GroupCoordinator.onCompleteJoin 0.9-0.10: 'Stabilized group %s "
+        "generation %s'; kafka.coordinator.group.GroupCoordinator 0.11-2.7 adds ' "
+        "(__consumer_offsets-%d)' (seed 001: 'Stabilized group XXX-SZL generation 1 "
+        "(__consumer_offsets-28)'), 2.8-3.x ' with %d members'; GroupMetadataManager 3.6-4.x "
+        "(3.9.1, 4.1.1): 'Stabilized group {} generation {} with {} members.' after the log "
+        "context. Logged when the join phase completes (the sync phase follows)",
+    ),
+    _k(
+        "group_empty.all",
+        "group_empty",
+        r"is now empty",
+        rf"{GROUP_CONTEXT}Group (?P<group>.+?) with generation (?P<generation>\d+) is now "
+        rf"empty{GROUP_TP}",
+        "kafka.coordinator.GroupCoordinator.onCompleteJoin 0.10.1-0.10.2: 'Group %s with "
+        "generation %s is now empty'; kafka.coordinator.group.GroupCoordinator 0.11-3.x adds ' "
+        "(__consumer_offsets-%d)' (seed 004: 'Group TEST-SZL with generation 2 is now empty "
+        "(__consumer_offsets-43)'); GroupMetadataManager 3.6-4.x (3.9.1, 4.1.1): 'Group {} with "
+        "generation {} is now empty.' after the log context",
+    ),
+    _k(
+        "group_member_failed.classic",
+        "group_member_failed",
+        r"has failed, removing it from the group",
+        rf"{GROUP_CONTEXT}Member .+? in group (?P<group>.+?) has failed, removing it from the "
+        r"group",
+        "kafka.coordinator.group.GroupCoordinator.onMemberFailure 0.11-3.x (INFO; 0.9-0.10 "
+        "logged 'Member %s in group %s has failed' at TRACE only): 'Member %s in group %s has "
+        "failed, removing it from the group' (seeds 001, 004); GroupMetadataManager 3.6-4.x "
+        "(3.9.1, 4.1.1): 'Member {} in group {} has failed, removing it from the group.' after "
+        "the log context: its session timed out",
+    ),
+    _k(
+        "group_member_failed.consumer_protocol",
+        "group_member_failed",
+        r"fenced from the group because",
+        rf"{GROUP_CONTEXT}\[GroupId (?P<group>.+?)\] (?:Streams member|Member) .+? fenced "
+        r"from the group because",
+        "org.apache.kafka.coordinator.group.GroupMetadataManager 3.6-4.x, the consumer protocol "
+        "(KIP-848; 3.9.1, 4.1.1): '[GroupId {}] Member {} fenced from the group because {}.' "
+        "(its session or rebalance timed out); 4.1.1 streams groups '[GroupId {}] Streams "
+        "member {} fenced from the group because {}.'",
+    ),
+    _k(
+        "group_epoch_bump.consumer_protocol",
+        "group_epoch_bump",
+        r"group epoch to \d",
+        rf"{GROUP_CONTEXT}\[GroupId (?P<group>.+?)\](?:\[MemberId [^\]]*\])? Bumped "
+        r"(?:streams )?group epoch to (?P<generation>\d+)",
+        "org.apache.kafka.coordinator.group.GroupMetadataManager 3.6-4.x, the consumer protocol "
+        "(KIP-848) and share groups: '[GroupId {}] Bumped group epoch to {}.' (3.6.2, 3.7.0, "
+        "3.9.1), '... to {} with metadata hash {}.' (4.1.1); 4.1.1 streams groups '[GroupId {}]"
+        "[MemberId {}] Bumped streams group epoch to {} with metadata hash {}.': a new group "
+        "epoch, the consumer protocol's generation, after the log context",
     ),
     _k(
         "log_cleaner_died.thread",

@@ -9,6 +9,11 @@ waits, ``for`` and ``keep_firing_for``, causes and resolutions behave as they wo
 Quiet stretches (no event, nothing pending, firing or owed) are skipped. After the last event
 the clock runs on until what fired has resolved, at most ``tail_s``; what still fires then
 is listed as open at the end of the input (``Replay.open_at_end``).
+
+The consumer side, where the archive has it: the group coordinators' lines
+(:mod:`kafka_health.replay.groups`) become the rounds the live job's poller would have made,
+judged by its consumer-group detector (rebalancing too long or too often, groups held up by
+their coordinator); the lag verdicts need offsets, which logs do not hold.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from kafka_health.detectors.inputs import Batch, LogEvent
 from kafka_health.detectors.logwindow import LOG_CLOCK
 from kafka_health.job.board import SignalBoard
 from kafka_health.model import Signal
+from kafka_health.replay.groups import GROUP_EVENTS, LoggedGroups
 
 RECEIVER = ReceiverConfig(name="replay", url="http://replay.invalid/")
 TAIL_S = 1800.0
@@ -98,6 +104,10 @@ class Replay:
     events: int
     open_at_end: list[dict[str, Any]] = field(default_factory=list)
     """Alerts still firing when the replay stopped: the input ends before they did."""
+    consumer_groups: list[dict[str, Any]] = field(default_factory=list)
+    """Each group of the coordinators' lines (:meth:`LoggedGroups.summary`)."""
+    coordinator_loads: list[dict[str, Any]] = field(default_factory=list)
+    """Offsets loads that held groups up (:meth:`LoggedGroups.loads`)."""
 
 
 def replay_events(
@@ -116,7 +126,11 @@ def replay_events(
         return Replay([], [], None, None, 0)
     step = step_s or config.job.trigger_interval_s
     clock = EventClock((timed[0].event_ms or 0) / 1000.0 - step)
-    board = SignalBoard(config.job, clock=clock)
+    groups = None
+    if config.consumer_groups.enabled and any(e.type in GROUP_EVENTS for e in timed):
+        groups = LoggedGroups(config.consumer_groups, config.job.coordinator_load_stuck_s, step)
+    watched = config.consumer_groups if groups is not None else None
+    board = SignalBoard(config.job, clock=clock, consumer_groups=watched)
     recorder = _Recorder(clock)
     timeline: list[tuple[float, list[Signal]]] = []
     with tempfile.TemporaryDirectory(prefix="kafka-health-replay-") as state_dir:
@@ -139,11 +153,20 @@ def replay_events(
                 batch.append(timed[i])
                 i += 1
             clock.now = upto
-            if not batch:  # the logs' clock moves on though they wrote nothing
-                batch = [LogEvent(LOG_CLOCK, None, round(upto * 1000))]
-            board.fold(batch_id, Batch(events=batch), now=upto)
+            # the group lines go to the consumer side only, as the live job reads none of them
+            detected = [e for e in batch if e.type not in GROUP_EVENTS]
+            if not detected:  # the logs' clock moves on though they wrote nothing
+                detected = [LogEvent(LOG_CLOCK, None, round(upto * 1000))]
+            board.fold(batch_id, Batch(events=detected), now=upto)
             batch_id += 1
+            if groups is not None:
+                groups.take(batch)
+                polled = groups.round(round(upto * 1000))
+                if polled is not None:
+                    board.groups_polled(polled)
             signals = board.signals()
+            if groups is not None:
+                signals = groups.supported(signals)
             service.publish(signals)
             service.step()
             service.deliver()
@@ -153,6 +176,8 @@ def replay_events(
                 progress(upto)
             if i < len(timed) and _quiet(service):
                 next_at = (timed[i].event_ms or 0) / 1000.0
+                due = groups.next_due(clock.now) if groups is not None else None
+                next_at = next_at if due is None else min(next_at, due)
                 if next_at - clock.now > 2 * step:
                     clock.now = next_at - step
             elif i >= len(timed) and _quiet(service) and not _holding(service):
@@ -167,9 +192,12 @@ def replay_events(
             for a in service.engine.alerts.values()
             if a.state == AlertState.FIRING
         ]
+    end_ms = timed[-1].event_ms or 0
     return Replay(
         recorder.sent, timeline, (timed[0].event_ms or 0) / 1000.0,
         (timed[-1].event_ms or 0) / 1000.0, len(timed), still,
+        groups.summary(end_ms) if groups is not None else [],
+        groups.loads(end_ms) if groups is not None else [],
     )  # fmt: skip
 
 

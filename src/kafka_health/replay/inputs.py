@@ -6,7 +6,9 @@ Spark reads and parses in batch with the live job's parser (:mod:`kafka_health.p
 detector reads come back to the driver. Each file's broker id is, in this order: what
 ``--broker-id`` says for it, the log's own words (``[KafkaServer id=N]``, ``[Broker id=N]``,
 ``broker.id = N`` / ``node.id = N`` in the start-up dump), the path (a folder or file named
-``broker-3``, ``kafka3``, ``kafka-broker-3``, ``3``...).
+``broker-3``, ``kafka3``, ``kafka-broker-3``, ``3``...). The group coordinators' lines come
+back too (:data:`~kafka_health.replay.groups.GROUP_EVENTS`, as
+:class:`~kafka_health.replay.groups.CoordinatorEvent`): the replay's consumer side.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import TYPE_CHECKING
 from kafka_health.config import MonitorConfig
 from kafka_health.detectors.inputs import LogEvent
 from kafka_health.parsing.offline import InputFile
+from kafka_health.replay.groups import GROUP_COLUMNS, GROUP_EVENTS, CoordinatorEvent
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -87,12 +90,20 @@ def read_events(
     entries = entries.withColumn("broker_id", mapping[F.col("file")] if any(ids.values())
                                  else F.lit(None).cast("string"))  # fmt: skip
     parsed = parse_entries(entries, config.parsing)
-    wanted = parsed.where((F.col("outcome") == "event") & F.col("type").isin(*DETECTED_TYPES))
+    replayed = (*DETECTED_TYPES, *GROUP_EVENTS)
+    wanted = parsed.where((F.col("outcome") == "event") & F.col("type").isin(*replayed))
     head = F.substring_index(F.col("message"), "\n", 1)
-    rows = wanted.select(*EVENT_COLUMNS, "file", "line", head.alias("head")).collect()
+    rows = wanted.select(*EVENT_COLUMNS, *GROUP_COLUMNS, "file", "line",
+                         head.alias("head")).collect()  # fmt: skip
     out = [
-        SourcedEvent(LogEvent.from_record(r.asDict()), r["file"], int(r["line"]), r["head"][:2000])
-        for r in rows
+        SourcedEvent(_event(r.asDict()), r["file"], int(r["line"]), r["head"][:2000]) for r in rows
     ]
     out.sort(key=lambda s: (s.event.event_ms or 0, s.file, s.line))
     return out
+
+
+def _event(record: dict[str, object]) -> LogEvent:
+    """A parsed row as the replay's event: a group line with its group fields."""
+    if record["type"] in GROUP_EVENTS:
+        return CoordinatorEvent.from_record(record)
+    return LogEvent.from_record(record)

@@ -6,7 +6,8 @@ and fencing or failures, ISR shrinks and expands, leader changes; two cluster ro
 replicated and under-min-ISR partitions, and elections per minute; every notified alert as a
 band over the rows of its broker (or all rows) from when it fired to when it resolved. Below
 the plots: the pages in order, and the causal chain (each step's first time and the log lines
-that support it).
+that support it); where the logs hold group coordinators' lines, the consumer groups (their
+rebalances) and the loads of their offsets partitions that held them up.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ MARKERS = {
     "isr_expand": ("ISR expand", "triangle-up", "#2e8b57"),
     "leader_change": ("leader change", "circle-open", "#4169e1"),
     "not_leader": ("NotLeaderOrFollower", "square-open", "#9932cc"),
+    "group_rebalance_start": ("consumer group rebalance", "diamond-open", "#ff8c00"),
+    "coordinator_load_start": ("offsets partition loading", "star-triangle-up-open", "#8b4513"),
 }
 CHAIN = [
     ("full_gc", "Full GC pauses on broker {b}"),
@@ -40,6 +43,8 @@ CHAIN = [
     ("not_leader", "clients get NotLeaderOrFollower"),
 ]
 EVIDENCE_LINES = 3
+MAX_GROUPS_SHOWN = 50
+"""Groups in the report's table (the most rebalances first)."""
 
 
 def _when(epoch_s: float) -> datetime:
@@ -180,6 +185,44 @@ def _page_row(span: dict[str, Any]) -> str:
     )
 
 
+def _groups_section(replay: Replay) -> str:
+    """The consumer groups and the loads that held them up, or nothing without group lines."""
+    if not replay.consumer_groups and not replay.coordinator_loads:
+        return ""
+    shown = sorted(replay.consumer_groups, key=lambda g: (-g["rebalances"], g["group"]))
+    rows = "".join(
+        f"<tr><td>{html.escape(g['group'])}</td><td>{g['coordinator']}</td>"
+        f"<td>{'' if g['offsets_partition'] is None else g['offsets_partition']}</td>"
+        f"<td>{g['rebalances']}</td><td>{g['new_generations']}</td>"
+        f"<td>{g['members_failed']}</td><td>{g['longest_unstable_s']:.0f}</td>"
+        f"<td>{html.escape(g['state'])}</td></tr>"
+        for g in shown[:MAX_GROUPS_SHOWN]
+    )
+    more = len(shown) - MAX_GROUPS_SHOWN
+    loads = "".join(
+        f"<tr><td>{html.escape(load['broker_id'])}</td><td>{html.escape(load['partition'])}</td>"
+        f"<td>{_when(load['started_at']):%Y-%m-%d %H:%M:%S}</td>"
+        f"<td>{'not finished in the logs' if load['ended_at'] is None else load['ended']}</td>"
+        f"<td>{load['loading_s']:.0f}</td><td>"
+        + html.escape(", ".join(f"{h['group']} ({h['state']})" for h in load["held"]) or "none")
+        + "</td></tr>"
+        for load in replay.coordinator_loads
+    )
+    return (
+        "<h2>Consumer groups (the coordinators' lines)</h2><p>Rebalances are judged by the "
+        "live rules (ConsumerGroupRebalancing, BrokerHoldsUpConsumerGroups). Lag, lagging, "
+        "stalled, stopped, rewound and records deleted unread need committed and log-end "
+        "offsets, which broker logs do not hold.</p><table><tr><th>group</th>"
+        "<th>coordinator</th><th>offsets partition</th><th>rebalances</th>"
+        "<th>new generations</th><th>members failed</th><th>longest not Stable (s)</th>"
+        f"<th>last state</th></tr>{rows}</table>"
+        + (f"<p>... and {more} more groups</p>" if more > 0 else "")
+        + "<h2>Offsets loads that held groups up</h2><table><tr><th>broker</th>"
+        "<th>partition</th><th>began (UTC)</th><th>ended</th><th>loading (s)</th>"
+        f"<th>groups held up (state when it began)</th></tr>{loads}</table>"
+    )
+
+
 def write_report(
     path: Path, replay: Replay, sourced: list[SourcedEvent], config: MonitorConfig
 ) -> None:
@@ -202,6 +245,6 @@ def write_report(
         f"<body><h1>kafka-health replay</h1><p>{replay.events} events; still firing at the "
         f"end of the input: {still}</p>{plot}<h2>Pages</h2><table><tr><th>fired (UTC)</th>"
         f"<th>alert</th><th>broker</th><th>resolved</th><th>cause</th></tr>{pages}</table>"
-        f"<h2>Likely causal chain</h2><ol>{chain}</ol></body></html>",
+        f"<h2>Likely causal chain</h2><ol>{chain}</ol>{_groups_section(replay)}</body></html>",
         encoding="utf-8",
     )

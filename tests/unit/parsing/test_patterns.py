@@ -67,6 +67,12 @@ def test_case(case: Case) -> None:
         assert int(result.groups["session_timeout"]) == case.fields["session_timeout_ms"]
     if "log_dir" in case.fields:
         assert result.groups["log_dir"] == case.fields["log_dir"]
+    if "group" in case.fields:
+        assert result.groups.get("group") == case.fields["group"]
+    for name in ("generation", "members"):
+        if name in case.fields:
+            raw = result.groups.get(name)
+            assert (None if raw is None else int(raw)) == case.fields[name], name
 
 
 @pytest.mark.parametrize("case", [c for c in ALL_CASES if c.expect in P.EVENT_TYPES],

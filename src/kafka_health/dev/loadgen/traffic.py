@@ -8,7 +8,8 @@ shares per 1,000 lines, :data:`STEADY` and :data:`STORM`):
 line                          steady  storm  as Kafka writes it
 ============================  ======  =====  ==============================================
 ordinary INFO (segment rolls,   955    610    ``kafka.log.LocalLog``, ``ReplicaFetcherThread``,
-fetcher, group coordinator,                   ``GroupCoordinator``, ``ProducerStateManager``,
+fetcher, offsets expiry,                      ``GroupMetadataManager``,
+                                              ``ProducerStateManager``,
 snapshots, log deletions)                     ``UnifiedLog`` (never an event)
 ISR shrink                        4     80    ``[Partition t-p broker=b] Shrinking ISR from ..``
 ISR expand                        4     80    ``... Expanding ISR from .. to ..``
@@ -214,11 +215,11 @@ class Traffic:
                     "retention time 604800000ms breach based on the largest record timestamp in "
                     "the segment (kafka.log.UnifiedLog)")  # fmt: skip
         if pick == 3:
-            group = f"consumer-group-{rng.randrange(500)}"
-            return (f"[GroupCoordinator {broker}]: Stabilized group {group} generation "
-                    f"{rng.randrange(1, 200)} (__consumer_offsets-{rng.randrange(50)}) with "
-                    f"{rng.randrange(1, 12)} members "
-                    "(kafka.coordinator.group.GroupCoordinator)")  # fmt: skip
+            # the group coordinator's offsets expiry (GroupMetadataManager 2.x-3.x); its
+            # rebalance lines ("Stabilized group ...") are events since the replay reads them
+            return (f"[GroupMetadataManager brokerId={broker}] Removed {rng.randrange(500)} "
+                    f"expired offsets in {rng.randrange(1, 40)} milliseconds. "
+                    "(kafka.coordinator.group.GroupMetadataManager)")  # fmt: skip
         return (f"[ReplicaFetcher replicaId={broker}, leaderId={rng.randrange(1, 200)}, "
                 f"fetcherId=0] Truncating partition {topic}-{p} with TruncationState(offset="
                 f"{offset}, completed=true) due to local high watermark {offset} "
