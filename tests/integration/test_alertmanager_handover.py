@@ -28,6 +28,8 @@ from tests.support.waiting import wait_for
 
 from kafka_health.alerting.service import AlertService
 from kafka_health.config import AlertingConfig, ExporterConfig, ReceiverConfig
+from kafka_health.dev.faults.alertmanager import GROUPS_METRIC
+from kafka_health.dev.faults.monitor import scrape
 from kafka_health.dev.webhook_receiver import ReceiverState, webhook_receiver
 from kafka_health.model import Signal, labels
 
@@ -38,6 +40,7 @@ test (tool()), never skips it."""
 
 RULES = DISK_FULL
 RESEND_S = 2.0
+RECEIVED = "alertmanager_alerts_received_total"
 
 
 def free_port() -> int:
@@ -61,7 +64,9 @@ def ready(base: str) -> bool:
 
 
 @contextmanager
-def alertmanager(tmp_path: Path, port: int, hook: str) -> Iterator[subprocess.Popen[bytes]]:
+def alertmanager(
+    tmp_path: Path, port: int, hook: str, group_interval: str = "1s"
+) -> Iterator[subprocess.Popen[bytes]]:
     """Alertmanager on ``port`` routing every alert to ``hook`` (group wait 1 s), no gossip."""
     config = tmp_path / "alertmanager.yml"
     config.write_text(
@@ -71,7 +76,7 @@ def alertmanager(tmp_path: Path, port: int, hook: str) -> Iterator[subprocess.Po
                     "receiver": "hook",
                     "group_by": ["alertname", "broker_id"],
                     "group_wait": "1s",
-                    "group_interval": "1s",
+                    "group_interval": group_interval,
                     "repeat_interval": "1h",
                 },
                 "receivers": [
@@ -190,3 +195,67 @@ def test_pages_through_a_real_alertmanager(tmp_path: Path) -> None:
             service.stop()
     sent = service.registry.get_sample_value("kafka_health_notifications_total", {"receiver": "am"})
     assert sent is not None and sent >= 3
+
+
+def am_metric(port: int, name: str, **want: str) -> float:
+    """The sum of Alertmanager's ``name`` samples carrying the ``want`` labels."""
+    return sum(
+        value
+        for (sample, sample_labels), value in scrape(port).items()
+        if sample == name and set(want.items()) <= set(sample_labels)
+    )
+
+
+def test_the_next_incident_pages_after_group_wait_not_group_interval(tmp_path: Path) -> None:
+    """BENCHMARKS.md F20: a resolution re-sent every resend_s (Prometheus's resolved retention)
+    re-created the broker's Alertmanager group after its cleanup (every 30 s) dropped it, and
+    that group flushed at once (the resolution's startsAt is old): the broker's next incident
+    joined a flushed group and waited for its group_interval tick (measured here before the
+    fix: 5.0 and 4.6 s with group_interval 10 s, against 1.0 s for the first incident). A
+    resolution is now sent until taken, never again: the group is gone, the page waits
+    group_wait alone."""
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    state = ReceiverState()
+    with webhook_receiver(state) as hook_base:
+        config = AlertingConfig(
+            state_dir=str(tmp_path / "alerting"),
+            tick_s=0.5,
+            receivers=[
+                ReceiverConfig(name="am", url=base, format="alertmanager_api", resend_s=RESEND_S,
+                               timeout_s=2.0, backoff_initial_s=0.5, backoff_max_s=1.0)
+            ],
+            exporter=ExporterConfig(port=None),
+        )  # fmt: skip
+        service = AlertService(config, RULES, cluster="it", registry=CollectorRegistry())
+
+        def disk(value: float) -> float:
+            at = time.monotonic()
+            service.submit([Signal("disk_used_ratio", labels(broker_id="1"), value, time.time())])
+            return at
+
+        def page_after(since: float) -> float | None:
+            with state.lock:
+                pages = [r.at for r in state.requests if r.body["status"] == "firing"]
+            return next((at - since for at in pages if at >= since), None)
+
+        service.start()
+        try:
+            with alertmanager(tmp_path, port, hook_base + "/am", group_interval="10s"):
+                first = disk(0.95)
+                wait_for(lambda: page_after(first), 30, "the first page")
+                disk(0.5)
+                wait_for(lambda: notified(state, "1", "resolved"), 30, "the resolution")
+                # Alertmanager's cleanup (every 30 s) drops the emptied group; nothing brings
+                # it back: the resolution was taken once (2 s re-sends would be 15 by now).
+                wait_for(lambda: am_metric(port, GROUPS_METRIC) == 0, 40, "the group dropped",
+                         poll_s=0.5)  # fmt: skip
+                assert am_metric(port, RECEIVED, status="resolved") == 1
+                second = disk(0.95)
+                latency = wait_for(lambda: page_after(second), 30, "the second page")
+                assert latency < 3.0  # group_wait (1 s) and delivery; not a 10 s tick
+                with state.lock:
+                    page = [r.body for r in state.requests][-1]
+                assert [a["status"] for a in page["alerts"]] == ["firing"]
+        finally:
+            service.stop()

@@ -8,8 +8,18 @@ As Prometheus's rule manager and notifier (``rules/alerting.go``, ``notifier/not
   ``endsAt`` = the send time + 4 * ``resend_s`` (Prometheus: 4 * max(resend delay, evaluation
   interval); the monitor evaluates every ``tick_s``, far below ``resend_s``): an Alertmanager
   that hears nothing more resolves it on its own only after 4 missed re-sends;
-- a resolved alert is sent with its ``endsAt`` (when it resolved), and again every
-  ``resend_s`` for :data:`RESOLVED_RESEND_S` (Prometheus's 15-minute resolved retention);
+- a resolved alert is sent with its ``endsAt`` (when it resolved) until each instance took it
+  (failures retried with the backoff), and not again: unlike Prometheus, which re-sends it every
+  resend delay for its 15-minute ``resolvedRetention`` (its reasons, ``rules/alerting.go``: a
+  send lost to the network, which its notifier does not retry but this sender does; and an
+  Alertmanager restarted before notifying it, the cost below).
+  Each such re-send re-creates the alert's Alertmanager group once its cleanup (every 30 s) has
+  dropped it, and that group flushes at once (the resolution's ``startsAt`` is old): a new
+  incident of the same group within the following ~30 s then waits for the next
+  ``group_interval`` tick instead of ``group_wait`` (measured: BENCHMARKS.md F20, a page 10.5 s
+  after a broker kill instead of 1.5 s; tests/integration/test_alertmanager_handover.py). The
+  cost: an Alertmanager restarted between taking a resolution and notifying it (within
+  ``group_interval``) forgets it, and its incident stays open at the pager;
 - the monitor's own mutes still apply (its value: maintenance, silences, the causes it names):
   an alert muted by a maintenance or a silence is not handed over (one handed over before is
   ended at once: ``endsAt`` = when it was muted); an alert explained by a firing cause is, with
@@ -58,7 +68,8 @@ API_PATH = "/api/v2/alerts"
 ENDS_AFTER_RESENDS = 4
 """A firing alert's ``endsAt`` is this many ``resend_s`` after its send (Prometheus's 4)."""
 RESOLVED_RESEND_S = 900.0
-"""How long a resolution is sent again (Prometheus's ``resolvedRetention``, 15 minutes)."""
+"""How long a resolution is remembered (Prometheus's ``resolvedRetention``, 15 minutes): one
+the monitor finds resolved without a record of it (restarted) is handed over within this."""
 MAX_BATCH = 256
 """Alerts per request at most (Prometheus's ``maxBatchSize``)."""
 MIN_RETRY_S = 0.1
@@ -103,6 +114,17 @@ def api_alert(alert: Handed, generator_url: str, now: float, resend_s: float) ->
 def api_body(alerts: Iterable[Handed], generator_url: str, now: float, resend_s: float) -> bytes:
     body = [api_alert(a, generator_url, now, resend_s) for a in alerts]
     return json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
+
+
+def due_at(alert: Handed, sent: tuple[int, float] | None, resend_s: float) -> float | None:
+    """When ``alert`` is due to an instance that was last sent ``sent`` (its version, when):
+    0 when new or changed; a firing one again ``resend_s`` after its last send; a resolution
+    that was sent in its current version never again (None)."""
+    if sent is None or sent[0] != alert.version:
+        return 0.0
+    if alert.ends_at is not None:
+        return None
+    return sent[1] + resend_s
 
 
 @dataclass
@@ -231,11 +253,10 @@ class HandOver:
     # An instance's worker
 
     def _due(self, instance: Instance, now: float) -> list[tuple[str, Handed]]:
-        resend = instance.receiver.resend_s
         due = []
         for fp, alert in self.alerts[instance.receiver.name].items():
-            sent = instance.sent.get(fp)
-            if sent is None or sent[0] != alert.version or sent[1] + resend <= now:
+            at = due_at(alert, instance.sent.get(fp), instance.receiver.resend_s)
+            if at is not None and at <= now:
                 due.append((fp, alert))
         return due
 
@@ -247,14 +268,11 @@ class HandOver:
             if not handed:
                 return None
             resend = instance.receiver.resend_s
-            times = []
-            for fp, alert in handed.items():
-                sent = instance.sent.get(fp)
-                if sent is None or sent[0] != alert.version:
-                    times.append(0.0)
-                else:
-                    times.append(sent[1] + resend)
-            return max(min(times), instance.retry_at)
+            times = [due_at(a, instance.sent.get(fp), resend) for fp, a in handed.items()]
+            pending = [t for t in times if t is not None]
+            if not pending:
+                return None
+            return max(min(pending), instance.retry_at)
 
     def deliver(self, worker: str, now: float | None = None) -> int:
         """Send the instance what is due (new, changed or ``resend_s`` old), in batches of

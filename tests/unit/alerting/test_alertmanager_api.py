@@ -1,6 +1,7 @@
 """Receivers of format alertmanager_api: the exact ``POST /api/v2/alerts`` body, and the
 schedule of sends (at once, re-sent every ``resend_s`` with ``endsAt`` 4 re-sends ahead, the
-resolution with its end, every instance on its own) on a fake clock."""
+resolution with its end until taken, never re-sent, every instance on its own) on a fake
+clock."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import pytest
 from prometheus_client import CollectorRegistry
 from tests.support.alerting_harness import DISK_FULL, T0, FakeClock
 
-from kafka_health.alerting.alertmanager_api import Handed, api_body
+from kafka_health.alerting.alertmanager_api import Handed, api_body, due_at
 from kafka_health.alerting.http_exchange import Answer
 from kafka_health.alerting.service import AlertService
 from kafka_health.alerting.silence import parse_matcher
@@ -132,18 +133,43 @@ def test_sent_at_once_resent_every_resend_s_resolution_with_its_end(tmp_path: Pa
     run(svc, clock, 75, 0.5)  # resolves: sent at once with its end
     assert len(fake.posts) == 3
     assert ends(fake.posts[2][1]) == ["2023-11-14T22:14:35.000Z"]  # T0 + 75
-    run(svc, clock, 135)
-    assert len(fake.posts) == 4 and ends(fake.posts[3][1]) == ["2023-11-14T22:14:35.000Z"]
-    for t in range(136, 75 + 900 + 61, 30):
+    assert svc.hand_over.next_at("am#0") is None
+    for t in range(76, 75 + 900 + 61, 30):
         run(svc, clock, t)
-    sent_after = [len(fake.posts)]
-    run(svc, clock, 75 + 900 + 200)
-    run(svc, clock, 75 + 900 + 400)
-    assert [len(fake.posts)] == sent_after  # resolutions re-sent for 15 minutes only
+    # Taken: never re-sent (a re-send re-creates Alertmanager's flushed group, which would hold
+    # the broker's next page until its group_interval tick).
+    assert len(fake.posts) == 3
+    assert svc.hand_over.alerts["am"] == {}  # forgotten after RESOLVED_RESEND_S
     delivered = svc.registry.get_sample_value(
         "kafka_health_notifications_total", {"receiver": "am"}
     )
     assert delivered == len(fake.posts)
+
+
+def test_due_at_firing_resent_resolution_sent_until_taken() -> None:
+    firing = Handed({"alertname": "DiskFull"}, {}, T0)
+    resolved = Handed({"alertname": "DiskFull"}, {}, T0, ends_at=T0 + 5, version=1)
+    assert due_at(firing, None, 60.0) == 0.0  # never sent
+    assert due_at(firing, (0, T0 + 1), 60.0) == T0 + 61  # re-sent every resend_s
+    assert due_at(resolved, (0, T0 + 1), 60.0) == 0.0  # the resolution: a new version, at once
+    assert due_at(resolved, None, 60.0) == 0.0
+    assert due_at(resolved, (1, T0 + 5), 60.0) is None  # taken: never again
+
+
+def test_a_failed_resolution_is_retried_until_taken(tmp_path: Path) -> None:
+    clock, fake = FakeClock(), FakeAlertmanagers()
+    svc = service(tmp_path, clock, fake, resend_s=60.0, backoff_max_s=4.0)
+    run(svc, clock, 0, 0.95)
+    fake.down.add(AM + "/api/v2/alerts")
+    run(svc, clock, 10, 0.5)  # resolves while Alertmanager is down
+    assert len(fake.posts) == 1
+    assert svc.hand_over.next_at("am#0") == pytest.approx(T0 + 11.0)  # backoff_initial_s
+    fake.down.clear()
+    run(svc, clock, 11)
+    assert len(fake.posts) == 2 and ends(fake.posts[1][1]) == ["2023-11-14T22:13:30.000Z"]
+    for t in range(12, 400, 20):
+        run(svc, clock, t)
+    assert len(fake.posts) == 2
 
 
 def test_a_resolution_during_a_monitor_restart_is_sent(tmp_path: Path) -> None:

@@ -104,8 +104,8 @@ class ViaAlertmanager:
     groups_at_injection: float | None = None
     """Alertmanager's aggregation groups just before the injection (its
     ``alertmanager_dispatcher_aggregation_groups``). A group of the faulted broker still there
-    (for up to 30 s after each of the resolutions the monitor re-sends for 15 minutes) sends
-    the page at its next ``group_interval`` tick instead of after ``group_wait``."""
+    (for up to 30 s after its resolution was notified) sends the page at its next
+    ``group_interval`` tick instead of after ``group_wait``."""
 
 
 def judge_via_alertmanager(
