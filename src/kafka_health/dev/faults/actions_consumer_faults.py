@@ -258,7 +258,7 @@ class ThrottledLoad(ConsumerLoad):
         try:
             while not self._consumers_stop.is_set():
                 rate = self.member_rate
-                batch = consumer.poll(timeout_ms=200, max_records=1 if rate else None)
+                batch = self.poll_once(consumer, member, max_records=1 if rate else None)
                 returned = 0
                 for tp, records in batch.items():
                     if records:

@@ -32,6 +32,8 @@ CAUGHT_UP_RECORDS = 2 * RATE
 """Lag (records, all partitions) under which the group counts as caught up: two seconds of
 writes (auto-commit every second, a poll in flight)."""
 HANDLE = "consumer-load"
+POLL_RETRY_S = 0.5
+"""The pause before a consumer polls again after an error."""
 
 
 @dataclass
@@ -111,9 +113,7 @@ class ConsumerLoad:
             def read(consumer: Any = consumer, member: int = member) -> None:
                 try:
                     while not self._consumers_stop.is_set():
-                        consumer.poll(timeout_ms=200)
-                except Exception as exc:
-                    self.errors.append(f"consumer {member}: {type(exc).__name__}: {exc}")
+                        self.poll_once(consumer, member)
                 finally:
                     consumer.close()  # commits what was read, leaves the group
 
@@ -121,6 +121,18 @@ class ConsumerLoad:
                                       daemon=True)  # fmt: skip
             thread.start()
             self._consumers.append(thread)
+
+    def poll_once(self, consumer: Any, member: int, **options: Any) -> dict[Any, Any]:
+        """One poll; an error (a coordinator moving, a broker gone) is recorded and the member
+        polls again after a short pause, as an application's consumer loop does: a member that
+        gave up at the first one would leave the group short of a member for every run after."""
+        try:
+            batch: dict[Any, Any] = consumer.poll(timeout_ms=200, **options)
+            return batch
+        except Exception as exc:  # recorded, the run's notes show it
+            self.errors.append(f"consumer {member}: {type(exc).__name__}: {exc}")
+            self._consumers_stop.wait(POLL_RETRY_S)
+            return {}
 
     def stop_consumers(self) -> None:
         """Close every consumer (each leaves the group); returns once all have closed."""
