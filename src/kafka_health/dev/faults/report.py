@@ -71,6 +71,7 @@ def via_alertmanager(runs: Sequence[RunResult]) -> dict[str, Any]:
         "am_max_s": max(latencies) if latencies else None,
         "am_missed": sum(1 for _, v in vias if v.missed),
         "am_duplicates": sum(v.duplicates for _, v in vias),
+        "am_incidents_max": max((v.incidents for _, v in vias), default=None),
         "am_extra_p50_s": percentile(extra, 0.50),
         "am_group_wait_and_delivery_p50_s": percentile([w for w in waits if w is not None], 0.5),
         "am_resolved_p50_s": percentile(resolutions, 0.50),
@@ -104,7 +105,7 @@ COLUMNS = (
 AM_COLUMNS = (
     ("AM p50 s", "am_p50_s"), ("AM p95 s", "am_p95_s"), ("AM max s", "am_max_s"),
     ("AM missed", "am_missed"), ("AM dup", "am_duplicates"),
-    ("AM-direct p50 s", "am_extra_p50_s"),
+    ("AM incidents max", "am_incidents_max"), ("AM-direct p50 s", "am_extra_p50_s"),
 )  # fmt: skip
 """The page behind Alertmanager, beside the direct one (only when the runs went through it)."""
 

@@ -93,6 +93,11 @@ class ViaAlertmanager:
     monitor's hand-over, Alertmanager's group wait and its delivery (the direct receiver's
     ``budget`` has the same stage)."""
     notifications: int = 0
+    incidents: int = 0
+    """Groups Alertmanager opened (notified firing) during the run: the incidents its pager
+    shows for the one fault."""
+    alerts: list[dict[str, Any]] = field(default_factory=list)
+    """Every alert of every notification behind Alertmanager, as the direct run's ``alerts``."""
     duplicates: int = 0
     """Notifications of a group repeating its previous one unchanged (same status, same alerts
     in the same states, same cause: what a ``repeat_interval`` reminder is), and alerts firing
@@ -118,7 +123,8 @@ def judge_via_alertmanager(
 ) -> ViaAlertmanager:
     """The run behind Alertmanager from its receiver's ``pages`` since the injection."""
     verdict = judge(scenario, pages)
-    via = ViaAlertmanager(notifications=len(pages))
+    via = ViaAlertmanager(notifications=len(pages), incidents=verdict.incidents)
+    via.alerts = [a.to_json() for a in verdict.alerts]
     if verdict.first_page_at is not None and verdict.first_page_at <= bound_at:
         via.first_page_at = verdict.first_page_at
         via.latency_s = round(verdict.first_page_at - injected_at, 1)

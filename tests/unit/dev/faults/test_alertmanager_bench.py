@@ -199,9 +199,9 @@ def test_the_report_shows_the_page_behind_alertmanager_beside_the_direct_one() -
     assert (s["am_missed"], s["am_duplicates"], s["am_extra_p50_s"]) == (1, 1, 0.5)
     header, row = table({"broker-kill": s}).splitlines()
     titles = re.split(r"\s{2,}", header)
-    assert titles[-6:] == ["AM p50 s", "AM p95 s", "AM max s", "AM missed", "AM dup",
-                           "AM-direct p50 s"]  # fmt: skip
-    assert row.split()[-6:] == ["7.0", "8.5", "8.5", "1", "1", "0.5"]
+    assert titles[-7:] == ["AM p50 s", "AM p95 s", "AM max s", "AM missed", "AM dup",
+                           "AM incidents max", "AM-direct p50 s"]  # fmt: skip
+    assert row.split()[-7:] == ["7.0", "8.5", "8.5", "1", "1", "0", "0.5"]
     assert json.dumps(runs[0].to_json()["via_alertmanager"])  # in the JSON, per run
     direct_only = summarize([RunResult("broker-kill", "kraft", latency_s=6.0)])
     assert "am_p50_s" not in direct_only["broker-kill"]
