@@ -211,6 +211,8 @@ class FloodRun:
     active: set[tuple[str, tuple[tuple[str, str], ...]]]
     pages: list[list[tuple[str, str]]]
     """Per notification that told of new firing alerts: its firing alerts' (name, broker)."""
+    page_groups: list[str]
+    """Each of :attr:`pages`' incident (its group key): an update in place keeps it."""
     state_bytes: int
     restarts: int
     rss_kb: dict[str, int]
@@ -288,6 +290,7 @@ def flood_run(
                       for a in body.get("alerts", []) if a.get("status") == "firing"]  # fmt: skip
             if body.get("status") == "firing" and firing:
                 run.pages.append(firing)
+                run.page_groups.append(str(body.get("groupKey", "")))
     return run, expected, logs
 
 
@@ -318,6 +321,7 @@ def _figures(job: Any, service: Any, rss: dict[str, int], produce_s: float) -> F
             (a.rule, tuple(sorted((k, v) for k, v in a.labels.items()))) for a in engine.active()
         },
         pages=[],
+        page_groups=[],
         state_bytes=len(orjson.dumps(job.board.state())),
         restarts=job.health.query(QUERY).restarts_total,
         rss_kb=rss,
@@ -343,7 +347,13 @@ def _unexplained(run: FloodRun, clean: FloodRun) -> list[list[tuple[str, str]]]:
 
 
 def _rejection_pages(run: FloodRun) -> int:
-    return sum(any(name == REJECTION_RULE for name, _ in page) for page in run.pages)
+    """Incidents whose pages say input is rejected: a job-health alert (a batch of the flood
+    falling behind on a loaded machine) joining that incident updates it in place."""
+    return len({
+        group
+        for page, group in zip(run.pages, run.page_groups, strict=True)
+        if any(name == REJECTION_RULE for name, _ in page)
+    })  # fmt: skip
 
 
 def _checks(
