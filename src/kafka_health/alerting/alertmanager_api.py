@@ -22,8 +22,12 @@ As Prometheus's rule manager and notifier (``rules/alerting.go``, ``notifier/not
   ``group_interval``) forgets it, and its incident stays open at the pager;
 - the monitor's own mutes still apply (its value: maintenance, silences, the causes it names):
   an alert muted by a maintenance or a silence is not handed over (one handed over before is
-  ended at once: ``endsAt`` = when it was muted); an alert explained by a firing cause is, with
-  its ``cause`` annotation, as the direct receivers' incidents show it;
+  ended at once: ``endsAt`` = when it was muted); an alert explained by a firing cause is held
+  back, as the direct receivers hold it back (its cause's page stands for it), and one handed
+  over before its cause was known stays, with its ``cause`` annotation, as the direct
+  receivers' incidents keep it. Handed over, an explained alert without its cause's grouping
+  labels (the cluster-wide MonitorStalled a dead broker explains) opened a group of its own
+  in Alertmanager, a second page for one fault (BENCHMARKS.md F22);
 - every instance gets every alert: a sender per instance, each with its own schedule and
   backoff, so one instance down holds back no other (Prometheus: one queue, a goroutine per
   Alertmanager per batch). Nothing is written to disk: a re-send is harmless (Alertmanager
@@ -116,6 +120,12 @@ def api_body(alerts: Iterable[Handed], generator_url: str, now: float, resend_s:
     return json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
 
 
+def _still_handed(handed: Mapping[str, Handed], alert: Alert) -> bool:
+    """Whether this instance of ``alert`` (the same start) is handed over and not ended."""
+    known = handed.get(alert.fingerprint)
+    return known is not None and known.ends_at is None and known.starts_at == alert.starts_at
+
+
 def due_at(alert: Handed, sent: tuple[int, float] | None, resend_s: float) -> float | None:
     """When ``alert`` is due to an instance that was last sent ``sent`` (its version, when):
     0 when new or changed; a firing one again ``resend_s`` after its last send; a resolution
@@ -166,12 +176,17 @@ class HandOver:
         self.send = send
         self._lock = threading.Lock()
         self.alerts: dict[str, dict[str, Handed]] = {}
+        self.held: dict[str, dict[str, float]] = {}
+        """Per receiver, the firing alerts muted before they were ever handed over (their
+        starts): their resolution is not sent either (it would open a group in Alertmanager
+        with nothing to say)."""
         self.instances: dict[str, Instance] = {}
         self._urls: dict[str, str] = {}
         for receiver in receivers:
             if not is_api(receiver):
                 continue
             self.alerts[receiver.name] = {}
+            self.held[receiver.name] = {}
             for i in range(1 + len(receiver.urls)):
                 instance = Instance(receiver, i)
                 self.instances[instance.worker] = instance
@@ -198,17 +213,31 @@ class HandOver:
     # The evaluation thread
 
     def update(self, receiver: str, alerts: Iterable[Alert], muted: Muted, now: float) -> bool:
-        """The receiver's current alerts: the firing ones not muted (or explained by a cause)
-        are handed over; one handed over before that no longer is ends now (or when it
-        resolved). True when anything is due to be sent at once."""
-        current = {}
-        for alert in alerts:
-            if alert.state == AlertState.FIRING and (not alert.muted_by or muted.explained(alert)):
-                current[alert.fingerprint] = alert
-        resolved = {a.fingerprint: a for a in alerts if a.state == AlertState.RESOLVED}
+        """The receiver's current alerts: the firing ones not muted (or, handed over before,
+        now explained by a cause) are handed over; one handed over before that no longer is
+        ends now (or when it resolved). True when anything is due to be sent at once."""
+        alerts = list(alerts)
         changed = False
         with self._lock:
             handed = self.alerts[receiver]
+            current = {
+                a.fingerprint: a
+                for a in alerts
+                if a.state == AlertState.FIRING
+                and (not a.muted_by or (muted.explained(a) and _still_handed(handed, a)))
+            }
+            resolved = {a.fingerprint: a for a in alerts if a.state == AlertState.RESOLVED}
+            muted_now = {
+                a.fingerprint: a.starts_at
+                for a in alerts
+                if a.state == AlertState.FIRING and a.fingerprint not in current
+                and a.fingerprint not in handed
+            }  # fmt: skip
+            held = self.held[receiver] = {
+                fp: start
+                for fp, start in {**self.held[receiver], **muted_now}.items()
+                if fp in muted_now or fp in resolved
+            }
             for fp, alert in current.items():
                 shown = self.payloads.firing(alert, muted.extra)
                 known = handed.get(fp)
@@ -227,10 +256,12 @@ class HandOver:
                 changed = True
             for fp, alert in resolved.items():
                 # Resolved while no record of it was kept here (the monitor restarted): its
-                # resolution goes out too, harmless to an Alertmanager that never had it.
+                # resolution goes out too, harmless to an Alertmanager that never had it. Not
+                # one held back from its start (muted): Alertmanager would open its group.
                 ends_at = alert.ends_at if alert.ends_at is not None else now
                 recent = now - ends_at <= RESOLVED_RESEND_S
-                if fp not in handed and recent and (not alert.muted_by or muted.explained(alert)):
+                never = held.get(fp) == alert.starts_at
+                if fp not in handed and recent and not alert.muted_by and not never:
                     shown = self.payloads.firing(alert, muted.extra)
                     handed[fp] = Handed(shown.labels, shown.annotations, shown.starts_at, ends_at)
                     changed = True

@@ -17,6 +17,12 @@ from tests.support.alerting_harness import DISK_FULL, T0, FakeClock
 
 from kafka_health.alerting.alertmanager_api import Handed, api_body, due_at
 from kafka_health.alerting.http_exchange import Answer
+from kafka_health.alerting.rule_config import (
+    AlertRulesConfig,
+    ConditionConfig,
+    InhibitRuleConfig,
+    RuleConfig,
+)
 from kafka_health.alerting.service import AlertService
 from kafka_health.alerting.silence import parse_matcher
 from kafka_health.config import AlertingConfig, ExporterConfig, ReceiverConfig
@@ -77,8 +83,9 @@ RULES = DISK_FULL
 
 
 def service(
-    tmp_path: Path, clock: FakeClock, fake: FakeAlertmanagers, **receiver: Any
-) -> AlertService:
+    tmp_path: Path, clock: FakeClock, fake: FakeAlertmanagers, rules: AlertRulesConfig = RULES,
+    **receiver: Any,
+) -> AlertService:  # fmt: skip
     config = AlertingConfig(
         state_dir=str(tmp_path),
         receivers=[ReceiverConfig(name="am", url=AM, format="alertmanager_api", **receiver)],
@@ -86,7 +93,7 @@ def service(
         external_url="http://dash.example/",
     )
     svc = AlertService(
-        config, RULES, cluster="c1", clock=clock, registry=CollectorRegistry(), rand=lambda: 0.5
+        config, rules, cluster="c1", clock=clock, registry=CollectorRegistry(), rand=lambda: 0.5
     )
     svc.hand_over.send = fake
     svc.open()
@@ -212,6 +219,11 @@ def test_muted_alerts_stay_with_the_monitor(tmp_path: Path) -> None:
     svc.silences.add([parse_matcher('broker_id="1"')], T0 + 2, T0 + 3600, "test", "ops", T0)
     run(svc, clock, 2, 0.95)  # silenced now: ended at once in Alertmanager
     assert ends(fake.posts[1][1]) == ["2023-11-14T22:13:22.000Z"]
+    clock.now = T0 + 3
+    svc.submit([disk(0.5, clock.now, "2")])  # broker 2, never handed over, resolves
+    svc.step(clock.now)
+    svc.deliver(clock.now)
+    assert len(fake.posts) == 2  # no resolution: it would open its group in Alertmanager
 
 
 def test_config_urls_only_for_the_api_format_and_redacted() -> None:
@@ -231,3 +243,77 @@ def test_config_urls_only_for_the_api_format_and_redacted() -> None:
     assert [p.path for p in wrong.check("r")] == ["r.urls"]
     bad = ReceiverConfig(name="b", url=AM, format="alertmanager_api", urls=["ftp://x"], resend_s=0)
     assert [p.path for p in bad.check("r")] == ["r.urls[0]", "r.resend_s"]
+
+
+WITH_A_CLUSTER_SYMPTOM = AlertRulesConfig(
+    rules={
+        **RULES.rules,
+        "MonitorSlow": RuleConfig(
+            severity="critical",
+            any_of=[ConditionConfig(signal="batch_seconds", op=">", threshold=10)],
+            summary="the monitor is slow",
+        ),
+    },
+    inhibit_rules=[
+        InhibitRuleConfig(
+            name="disk-full-slows-the-monitor",
+            source="DiskFull",
+            targets=["MonitorSlow"],
+            cause="Broker {broker_id}'s disk is full",
+        ),
+    ],
+)
+"""A broker's cause (DiskFull) that explains a cluster-wide symptom (MonitorSlow, no
+``broker_id``: a group of its own in Alertmanager, as MonitorStalled is in the shipped rules)."""
+
+
+def slow(value: float, at: float) -> Signal:
+    return Signal("batch_seconds", labels(), value, at)
+
+
+def step(svc: AlertService, clock: FakeClock, t: float, signals: list[Signal]) -> None:
+    clock.now = T0 + t
+    svc.submit(signals)
+    svc.step(clock.now)
+    svc.deliver(clock.now)
+
+
+def names(post: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    return [(a["labels"]["alertname"], a["endsAt"]) for a in post]
+
+
+def test_a_symptom_explained_by_its_firing_cause_is_held_back(tmp_path: Path) -> None:
+    clock, fake = FakeClock(), FakeAlertmanagers()
+    svc = service(tmp_path, clock, fake, WITH_A_CLUSTER_SYMPTOM, resend_s=60.0)
+    step(svc, clock, 0, [disk(0.95, T0)])
+    step(svc, clock, 1, [disk(0.95, T0 + 1), slow(30, T0 + 1)])
+    step(svc, clock, 2, [disk(0.95, T0 + 2), slow(30, T0 + 2)])
+    # Only the cause, updated to name what it explains: the symptom, muted by it, would open
+    # a cluster-wide group of its own in Alertmanager (a second page for one fault).
+    posts = [alerts for _, alerts, _ in fake.posts]
+    assert [[a["labels"]["alertname"] for a in alerts] for alerts in posts] == [
+        ["DiskFull"], ["DiskFull"],
+    ]  # fmt: skip
+    assert posts[1][0]["annotations"]["explains"] == "the monitor is slow"
+    step(svc, clock, 3, [disk(0.5, T0 + 3), slow(30, T0 + 3)])  # the cause resolves first
+    step(svc, clock, 4, [disk(0.5, T0 + 4), slow(30, T0 + 4)])
+    # The symptom stays explained by its cause while it lasts (as the direct receivers keep
+    # it): only the cause's resolution goes out, and nothing when the symptom ends.
+    step(svc, clock, 5, [disk(0.5, T0 + 5), slow(1, T0 + 5)])
+    assert [names(alerts) for _, alerts, _ in fake.posts[2:]] == [
+        [("DiskFull", "2023-11-14T22:13:23.000Z")],
+    ]  # fmt: skip
+
+
+def test_a_symptom_handed_over_before_its_cause_stays_with_the_cause_named(
+    tmp_path: Path,
+) -> None:
+    clock, fake = FakeClock(), FakeAlertmanagers()
+    svc = service(tmp_path, clock, fake, WITH_A_CLUSTER_SYMPTOM, resend_s=60.0)
+    step(svc, clock, 0, [slow(30, T0)])
+    step(svc, clock, 1, [slow(30, T0 + 1), disk(0.95, T0 + 1)])
+    sent = [sorted(a["labels"]["alertname"] for a in alerts) for _, alerts, _ in fake.posts]
+    assert sent == [["MonitorSlow"], ["DiskFull", "MonitorSlow"]]
+    (explained,) = [a for a in fake.posts[1][1] if a["labels"]["alertname"] == "MonitorSlow"]
+    assert explained["endsAt"] == "2023-11-14T22:17:21.000Z"  # still firing: not ended
+    assert explained["annotations"]["cause"] == "disk full"  # its cause's summary
