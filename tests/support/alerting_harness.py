@@ -24,6 +24,7 @@ from kafka_health.alerting.notification import Notification
 from kafka_health.alerting.rule_config import (
     AlertRulesConfig,
     ConditionConfig,
+    InhibitRuleConfig,
     RuleConfig,
     load_rules,
 )
@@ -51,6 +52,28 @@ DISK_FULL = AlertRulesConfig(
     }
 )
 """One rule on one signal (``disk_used_ratio`` > 0.9 of a broker), for tests of delivery."""
+
+
+WITH_A_CLUSTER_SYMPTOM = AlertRulesConfig(
+    rules={
+        **DISK_FULL.rules,
+        "MonitorSlow": RuleConfig(
+            severity="critical",
+            any_of=[ConditionConfig(signal="batch_seconds", op=">", threshold=10)],
+            summary="the monitor is slow",
+        ),
+    },
+    inhibit_rules=[
+        InhibitRuleConfig(
+            name="disk-full-slows-the-monitor",
+            source="DiskFull",
+            targets=["MonitorSlow"],
+            cause="Broker {broker_id}'s disk is full",
+        ),
+    ],
+)
+"""A broker's cause (DiskFull) that explains a cluster-wide symptom (MonitorSlow, no
+``broker_id``: a group of its own in Alertmanager, as MonitorStalled is in the shipped rules)."""
 
 
 @functools.cache

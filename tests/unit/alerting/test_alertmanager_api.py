@@ -13,16 +13,11 @@ from typing import Any
 
 import pytest
 from prometheus_client import CollectorRegistry
-from tests.support.alerting_harness import DISK_FULL, T0, FakeClock
+from tests.support.alerting_harness import DISK_FULL, T0, WITH_A_CLUSTER_SYMPTOM, FakeClock
 
 from kafka_health.alerting.alertmanager_api import Handed, api_body, due_at
 from kafka_health.alerting.http_exchange import Answer
-from kafka_health.alerting.rule_config import (
-    AlertRulesConfig,
-    ConditionConfig,
-    InhibitRuleConfig,
-    RuleConfig,
-)
+from kafka_health.alerting.rule_config import AlertRulesConfig
 from kafka_health.alerting.service import AlertService
 from kafka_health.alerting.silence import parse_matcher
 from kafka_health.config import AlertingConfig, ExporterConfig, ReceiverConfig
@@ -243,28 +238,6 @@ def test_config_urls_only_for_the_api_format_and_redacted() -> None:
     assert [p.path for p in wrong.check("r")] == ["r.urls"]
     bad = ReceiverConfig(name="b", url=AM, format="alertmanager_api", urls=["ftp://x"], resend_s=0)
     assert [p.path for p in bad.check("r")] == ["r.urls[0]", "r.resend_s"]
-
-
-WITH_A_CLUSTER_SYMPTOM = AlertRulesConfig(
-    rules={
-        **RULES.rules,
-        "MonitorSlow": RuleConfig(
-            severity="critical",
-            any_of=[ConditionConfig(signal="batch_seconds", op=">", threshold=10)],
-            summary="the monitor is slow",
-        ),
-    },
-    inhibit_rules=[
-        InhibitRuleConfig(
-            name="disk-full-slows-the-monitor",
-            source="DiskFull",
-            targets=["MonitorSlow"],
-            cause="Broker {broker_id}'s disk is full",
-        ),
-    ],
-)
-"""A broker's cause (DiskFull) that explains a cluster-wide symptom (MonitorSlow, no
-``broker_id``: a group of its own in Alertmanager, as MonitorStalled is in the shipped rules)."""
 
 
 def slow(value: float, at: float) -> Signal:
