@@ -26,6 +26,7 @@ from tests.support.alerting_harness import DISK_FULL, WITH_A_CLUSTER_SYMPTOM
 from tests.support.system_tools import tool
 from tests.support.waiting import wait_for
 
+from kafka_health.alerting.rule_config import AlertRulesConfig
 from kafka_health.alerting.service import AlertService
 from kafka_health.config import AlertingConfig, ExporterConfig, ReceiverConfig
 from kafka_health.dev.faults.alertmanager import GROUPS_METRIC
@@ -124,29 +125,30 @@ def in_alertmanager(base: str, broker: str) -> list[dict[str, Any]]:
     return [a for a in alerts if a["labels"].get("broker_id") == broker]
 
 
+def handing_over(
+    tmp_path: Path, base: str, rules: AlertRulesConfig, external_url: str = ""
+) -> AlertService:
+    """The alert service (ticks of 0.5 s) handing its alerts over to the Alertmanager at
+    ``base`` (re-sent every ``RESEND_S``)."""
+    config = AlertingConfig(
+        state_dir=str(tmp_path / "alerting"),
+        tick_s=0.5,
+        receivers=[
+            ReceiverConfig(name="am", url=base, format="alertmanager_api", resend_s=RESEND_S,
+                           timeout_s=2.0, backoff_initial_s=0.5, backoff_max_s=1.0)
+        ],
+        exporter=ExporterConfig(port=None),
+        external_url=external_url,
+    )  # fmt: skip
+    return AlertService(config, rules, cluster="it", registry=CollectorRegistry())
+
+
 def test_pages_through_a_real_alertmanager(tmp_path: Path) -> None:
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     state = ReceiverState()
     with webhook_receiver(state) as hook_base:
-        config = AlertingConfig(
-            state_dir=str(tmp_path / "alerting"),
-            tick_s=0.5,
-            receivers=[
-                ReceiverConfig(
-                    name="am",
-                    url=base,
-                    format="alertmanager_api",
-                    resend_s=RESEND_S,
-                    timeout_s=2.0,
-                    backoff_initial_s=0.5,
-                    backoff_max_s=1.0,
-                )
-            ],
-            exporter=ExporterConfig(port=None),
-            external_url="http://dash.example/",
-        )
-        service = AlertService(config, RULES, cluster="it", registry=CollectorRegistry())
+        service = handing_over(tmp_path, base, RULES, external_url="http://dash.example/")
 
         def disk(broker: str, value: float) -> None:
             service.submit(
@@ -218,16 +220,7 @@ def test_the_next_incident_pages_after_group_wait_not_group_interval(tmp_path: P
     base = f"http://127.0.0.1:{port}"
     state = ReceiverState()
     with webhook_receiver(state) as hook_base:
-        config = AlertingConfig(
-            state_dir=str(tmp_path / "alerting"),
-            tick_s=0.5,
-            receivers=[
-                ReceiverConfig(name="am", url=base, format="alertmanager_api", resend_s=RESEND_S,
-                               timeout_s=2.0, backoff_initial_s=0.5, backoff_max_s=1.0)
-            ],
-            exporter=ExporterConfig(port=None),
-        )  # fmt: skip
-        service = AlertService(config, RULES, cluster="it", registry=CollectorRegistry())
+        service = handing_over(tmp_path, base, RULES)
 
         def disk(value: float) -> float:
             at = time.monotonic()
@@ -271,18 +264,7 @@ def test_a_broker_fault_is_one_group_in_alertmanager(tmp_path: Path) -> None:
     base = f"http://127.0.0.1:{port}"
     state = ReceiverState()
     with webhook_receiver(state) as hook_base:
-        config = AlertingConfig(
-            state_dir=str(tmp_path / "alerting"),
-            tick_s=0.5,
-            receivers=[
-                ReceiverConfig(name="am", url=base, format="alertmanager_api", resend_s=RESEND_S,
-                               timeout_s=2.0, backoff_initial_s=0.5, backoff_max_s=1.0)
-            ],
-            exporter=ExporterConfig(port=None),
-        )  # fmt: skip
-        service = AlertService(
-            config, WITH_A_CLUSTER_SYMPTOM, cluster="it", registry=CollectorRegistry()
-        )
+        service = handing_over(tmp_path, base, WITH_A_CLUSTER_SYMPTOM)
 
         def submit(*signals: tuple[str, dict[str, str], float]) -> None:
             now = time.time()
