@@ -54,6 +54,8 @@ THROWN_MESSAGE: tuple[Path, ...] = (
     ("exception", "exception_message"),
 )
 EPOCH_DIGITS = r"^\d{10,13}$"
+EPOCH_MS_MAX = 9_223_372_036_854_775
+"""The largest epoch millisecond count Spark's timestamps hold (microseconds in a long)."""
 
 
 def spark_path(path: Path) -> str:
@@ -92,7 +94,10 @@ def _iso_from_ms(ms: Column) -> Column:
     """Epoch milliseconds -> ISO 8601 text with the session zone's offset (an instant)."""
     from pyspark.sql import functions as F
 
-    return F.date_format(F.timestamp_millis(ms), "yyyy-MM-dd'T'HH:mm:ss.SSSXXX")
+    # timestamp_millis fails the task past Spark's range (the microseconds overflow a long): a
+    # record's "timeMillis": 9223372036854775807 is no time, not a failed batch.
+    in_range = ms.between(-EPOCH_MS_MAX, EPOCH_MS_MAX)
+    return F.date_format(F.timestamp_millis(F.when(in_range, ms)), "yyyy-MM-dd'T'HH:mm:ss.SSSXXX")
 
 
 def with_layout_text(df: DataFrame, text: Column, out: str) -> DataFrame:
@@ -125,8 +130,11 @@ def with_layout_text(df: DataFrame, text: Column, out: str) -> DataFrame:
     millis = F.coalesce(
         c["ms"].try_cast("long"),
         F.when(epoch_stamp, c["stamp"].try_cast("long")),
-        c["sec"].try_cast("long") * 1000
-        + F.floor(F.coalesce(c["nanos"].try_cast("long"), F.lit(0)) / 1_000_000),
+        # try_: under ANSI an overflowing epochSecond would fail the task, not give no time.
+        F.try_add(
+            F.try_multiply(c["sec"].try_cast("long"), F.lit(1000)),
+            F.floor(F.coalesce(c["nanos"].try_cast("long"), F.lit(0)) / 1_000_000),
+        ),
     )
     when = F.coalesce(F.when(~epoch_stamp, c["stamp"]), _iso_from_ms(millis))
     thrown = F.concat_ws(": ", c["thrown"], F.when(c["thrown"].isNotNull(), c["thrown_msg"]))

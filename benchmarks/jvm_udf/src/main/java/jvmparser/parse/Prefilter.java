@@ -1,0 +1,67 @@
+package jvmparser.parse;
+
+/**
+ * matching.with_maybe: whether a usable entry looks like any event at all, by plain searches of
+ * its bounded text (the prefilter's texts of parsing.prefilter, each family's own), or, where
+ * some trigger has no literal, by the union of the triggers.
+ */
+final class Prefilter {
+    private final Spec spec;
+
+    Prefilter(Spec spec) {
+        this.spec = spec;
+    }
+
+    boolean maybe(String body, String family) {
+        if (spec.gates == null) {
+            return spec.anyTrigger.matcher(body).find();
+        }
+        for (Spec.Gate gate : spec.gates) {
+            if (gate.searched.length == 0 && gate.words.length == 0) {
+                continue;
+            }
+            if (Matching.allows(family, gate.family) && passes(body, gate)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** matching.passes_prefilter (FamilyPrefilter.passes). */
+    private static boolean passes(String text, Spec.Gate gate) {
+        for (String t : gate.searched) {
+            if (text.contains(t)) {
+                return true;
+            }
+        }
+        if (gate.words.length == 0 || !anyToken(text, gate.words)) {
+            return false;
+        }
+        for (String t : gate.gated) {
+            if (text.contains(t)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** arrays_overlap(split(text, " "), words): a word is a whole token between spaces. */
+    private static boolean anyToken(String text, String[] words) {
+        for (String w : words) {
+            int from = 0;
+            while (true) {
+                int at = text.indexOf(w, from);
+                if (at < 0) {
+                    break;
+                }
+                int end = at + w.length();
+                if ((at == 0 || text.charAt(at - 1) == ' ')
+                        && (end == text.length() || text.charAt(end) == ' ')) {
+                    return true;
+                }
+                from = at + 1;
+            }
+        }
+        return false;
+    }
+}

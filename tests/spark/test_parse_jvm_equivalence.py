@@ -1,0 +1,363 @@
+"""Issue 59's way (a), the whole parse as a Java UDF (``benchmarks/jvm_udf_parse.py``), against
+today's built-in parse (way (c), ``parse_entries(decode_records(...))``), row for row, with the
+job's options and ``kafka-health parse``'s: the fixture logs (held-out ones included) as raw
+lines, as joined entries and inside each shipper's envelope, the envelope fixtures, the
+parser's case table, the hostile lines, the poison records, and records built to reach the
+corners of the decode (broken and partial JSON, repeated keys, JSON layouts, odd keys). CI size
+by default (2,000 hostile lines: ``tests/support/parse_corpora.py``); full size with
+``KAFKA_HEALTH_PARSE_FULL=1`` or ``benchmarks/parse_ab.py --check-full``."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kafka_health.parsing.config import EnvelopeFieldsConfig, ParsingConfig
+from kafka_health.parsing.events import Kind
+from tests.support.parse_corpora import hostile_count, uncovered
+
+pytestmark = pytest.mark.spark
+
+FIXTURES = Path(__file__).parents[1] / "fixtures"
+SCHEMA = (
+    "key binary, value binary, topic string, partition int, offset long, timestamp timestamp, "
+    "timestampType int"
+)
+HOSTILE_LINES = hostile_count()
+Record = tuple[bytes | None, bytes | None]
+
+
+def log_files() -> list[Path]:
+    """Every fixture log: tests/fixtures/logs/** (held-out ones too) and the replay seeds."""
+    found = [*(FIXTURES / "logs").rglob("*.log"), *(FIXTURES / "replay").rglob("*.log")]
+    return sorted(found)
+
+
+def entries_of(text: str) -> list[str]:
+    """``text``'s lines joined into entries where a line starts none (reference.ENTRY_START)."""
+    from kafka_health.parsing.reference import ENTRY_START
+
+    entries: list[str] = []
+    for line in text.split("\n"):
+        if entries and not ENTRY_START.search(line):
+            entries[-1] += "\n" + line
+        else:
+            entries.append(line)
+    return entries
+
+
+def enveloped(entry: str, path: str, n: int) -> Iterator[Record]:
+    """``entry`` as each supported shipper sends it."""
+    kind = "gc" if "gc" in Path(path).name else "server"
+    docs: list[dict[str, Any]] = [
+        {"schema": "kafka-health/log/v1", "broker_id": str(n % 5), "host": "kafka-1",
+         "kind": kind, "path": path, "message": entry},
+        {"@timestamp": "2026-11-22T10:00:00.123Z", "@metadata": {"beat": "filebeat"},
+         "log": {"offset": n, "file": {"path": path}}, "message": entry,
+         "host": {"name": "kafka-2"}, "agent": {"type": "filebeat"}, "fields": {"broker_id": 2}},
+        {"@timestamp": 1763805600.123, "log": entry, "path": path},
+        {"beat": {"hostname": "kafka-6", "name": "x"}, "source": path, "message": entry,
+         "offset": n},
+        {"message": entry, "source_type": "file", "host": "kafka-4", "file": path},
+        {"msg": entry, "hostname": "kafka-5", "filename": path, "programname": "kafka"},
+    ]  # fmt: skip
+    for doc in docs:
+        yield (b"3" if n % 2 else None, json.dumps(doc).encode())
+
+
+def fixture_records() -> list[Record]:
+    records: list[Record] = []
+    for path in log_files():
+        text = path.read_bytes().decode("utf-8", errors="replace")
+        keys = [b"1", None, b" 12 ", b"kafka-7"]
+        records += [(keys[i % 4], line.encode()) for i, line in enumerate(text.split("\n"))]
+        for n, entry in enumerate(entries_of(text)):
+            records.append((b"4", entry.encode()))
+            if n % 3 == 0 or "heldout" in str(path):
+                records += list(enveloped(entry, str(path.relative_to(FIXTURES)), n))
+    for name in ("envelopes.jsonl", "envelopes-filebeat6.jsonl"):
+        for line in (FIXTURES / "logs" / name).read_text().splitlines():
+            e = json.loads(line)
+            key = None if e.get("key") is None else e["key"].encode()
+            value = e["value"] if isinstance(e["value"], str) else json.dumps(e["value"])
+            records.append((key, value.encode()))
+    for path in sorted((FIXTURES / "shipper_formats").glob("*.json")):
+        records.append((None, path.read_bytes().strip()))
+    return records
+
+
+def case_records() -> list[Record]:
+    """The parser's case table (every supported wording), raw and in the shipper's envelope."""
+    from kafka_health.dev.parsing_cases import ALL_CASES
+
+    records: list[Record] = []
+    for n, case in enumerate(ALL_CASES):
+        records.append((b"1", case.text.encode()))
+        kind = {"gc": "gc", "kafka": "server"}.get(case.kind, "other")
+        doc = {"schema": "kafka-health/log/v1", "broker_id": "7", "kind": kind,
+               "path": f"/logs/{case.id}.log", "message": case.text}  # fmt: skip
+        records.append((None if n % 2 else b"2", json.dumps(doc).encode()))
+    return records
+
+
+def hostile_records(lines: int = HOSTILE_LINES) -> list[Record]:
+    from kafka_health.dev.parsing_cases import case_lines
+    from kafka_health.parsing.hostile import hostile_lines
+
+    return [(b"1", line) for line in hostile_lines(case_lines(), lines, seed=13)]
+
+
+def poison_records() -> list[Record]:
+    """tests/spark/test_job_poison.py's and test_parsing_envelope.py's bad records."""
+    from kafka_health.parsing.hostile import huge_lines
+    from tests.spark.test_parsing_envelope import BAD
+    from tests.spark.test_parsing_hostile import nested_json
+
+    poison = [
+        *huge_lines(),
+        b"[2019-05-15 22:20:14,399] INFO \xc3\x28\xff Shrinking ISR",
+        nested_json(10_000),
+        nested_json(999),
+        b"x" * (10 * 1_048_576),
+        b"x" * (2 * 1_048_576),
+        b"[2019-05-15 22:20:14,399] INFO kafka-health-test: fails the parse's Spark task",
+    ]
+    return [(b"1", v) for v in poison] + [(b"1", v) for _name, v, _reason in BAD]
+
+
+LINE = "[2026-11-22 10:00:00,000] INFO [Partition t-1 broker=3] Shrinking ISR from 3,1 to 3 (k.P)"
+
+
+def corner_records() -> list[Record]:
+    """Records built for the decode's corners (each is a record value; some keys vary)."""
+    m = json.dumps(LINE)
+    layout = {"level": "WARN", "loggerName": "kafka.cluster.Partition", "message": LINE[26:]}
+    texts = [
+        # partial and broken JSON: fields read before the break are kept by from_json
+        '{"message": ' + m + ', "host": tru}',
+        '{"message": ' + m + ', "host": {"a": [1,}, "kind": "gc"}',
+        '{"message": ' + m + ', "x": tru}',
+        '{"message": ' + m + ', "fields": {"broker_id": "9"',
+        '{"message": ' + m + "} trailing text",
+        '{"message": ' + m + "}}",
+        '  {"message": ' + m + "}",
+        '\t{"message": ' + m + "}",
+        '{"message": "first", "message": ' + m + "}",
+        '{"message": ' + m + ', "message": null}',
+        '{"message": null, "log": ' + m + "}",
+        '{"message": "", "msg": ' + m + "}",
+        "{'message': " + m + "}",
+        '{"message": ' + m + ', "broker_id": NaN}',
+        '{"message": ' + m + ', "broker_id": 7}',
+        '{"message": ' + m + ', "broker_id": 7.0}',
+        '{"message": ' + m + ', "broker_id": " 8 "}',
+        '{"message": ' + m + ', "broker_id": "08"}',
+        '{"message": ' + m + ', "broker_id": "2147483648"}',
+        '{"message": ' + m + ', "broker_id": -1}',
+        '{"message": ' + m + ', "broker_id": ""}',
+        '{"message": ' + m + ', "fields": {"broker_id": 5, "kind": "Controller"}}',
+        '{"message": ' + m + ', "kafka": {"broker_id": "6"}, "kind": "weird"}',
+        '{"message": ' + m + ', "fields": {"log_kind": "STATE-CHANGE"}}',
+        '{"message": ' + m + ', "fields": {"broker_id": null}, "kafka": {"broker_id": 4}}',
+        '{"message": ' + m + ', "log": {"file": {"path": "/k/controller.log.2026-11-22-10"}}}',
+        '{"message": ' + m + ', "path": "/k/kafka-logcleaner.log"}',
+        '{"message": ' + m + ', "path": "/k/kafkaServer-gc.log.0"}',
+        '{"message": ' + m + ', "path": ""}',
+        '{"message": ' + m + ', "path": " [1] "}',
+        '{"message": ' + m + ', "path": "[1]"}',
+        '{"message": ' + m + ', "path": "{}"}',
+        '{"message": {"message": "inner"}, "msg": "x"}',
+        '{"message": {"message": "inner", "level": "INFO"}}',
+        '{"message": [1, 2], "log": "y"}',
+        '{"message": {"x": 1}}',
+        '{"message": 1e5}',
+        '{"message": 12.50}',
+        '{"message": true}',
+        '{"message": "[x] INFO a\\u0001tp\\u0002b starts at leader epoch 1 (k)"}',
+        '{"message": "\\ud800 lone surrogate Shrinking ISR from 1,2 to 1"}',
+        '{"message": "\\ud83d\\ude00 Shrinking ISR from 1,2 to 1"}',
+        '{"message": ' + m + ', "host": {"name": "\\ud83d\\ude00"}}',
+        '{"message": ' + m + ', "beat": {"hostname": "old-beat"}, "source": "/k/server.log"}',
+        '{"message": ' + m + ', "beat": "x", "source": "/k/gc.log"}',
+        '{"log": ' + m + ', "source_type": "x"}',
+        '{"log": ' + m + "}",
+        '{"log": ' + m + ', "syslog-tag": "kafka"}',
+        '{"host": "kafka-1"}',
+        "{}",
+        "{",
+        "{]",
+        '{"a": ' * 1200 + "1" + "}" * 1200,
+        '{"message": ' + m + ', "deep": ' + '{"a": ' * 1200 + "1" + "}" * 1200 + "}",
+        json.dumps(layout),
+        json.dumps({**layout, "timeMillis": 1557930014399}),
+        json.dumps({**layout, "timeMillis": "1557930014399"}),
+        json.dumps({**layout, "timeMillis": " 1557930014399 "}),
+        json.dumps({**layout, "timeMillis": 253402300800000}),
+        json.dumps({**layout, "timeMillis": -62198755200000}),
+        # epochs past Spark's timestamps: no time (the built-in failed the task before)
+        json.dumps({**layout, "timeMillis": 9223372036854775807}),
+        json.dumps({**layout, "timeMillis": 9223372036854775}),
+        json.dumps({**layout, "timeMillis": -9223372036854776}),
+        json.dumps({**layout, "instant": {"epochSecond": 9223372036854775807}}),
+        json.dumps(
+            {**layout, "instant": {"epochSecond": 9223372036854775, "nanoOfSecond": 999999999}}
+        ),
+        json.dumps({**layout, "instant": {"epochSecond": 1557930014, "nanoOfSecond": 399000000}}),
+        json.dumps({**layout, "instant": {"epochSecond": 1557930014, "nanoOfSecond": "x"}}),
+        json.dumps({**layout, "instant": {"epochSecond": "1557930014.5"}}),
+        json.dumps({**layout, "@timestamp": "2019-05-15T22:20:14.399+08:00"}),
+        json.dumps({**layout, "@timestamp": "1557930014399"}),
+        json.dumps({**layout, "timestamp": "1557930014399\r\n"}),
+        json.dumps({**layout, "@timestamp": ""}),
+        json.dumps({**layout, "level": "", "loggerName": ""}),
+        json.dumps({**layout, "level": "straße"}),
+        json.dumps(
+            {
+                **layout,
+                "thrown": {
+                    "name": "o.a.k.c.e.NotLeaderOrFollowerException",
+                    "message": "not the leader",
+                },
+            }
+        ),
+        json.dumps({**layout, "thrown": {"name": ""}}),
+        json.dumps({**layout, "error.type": "E", "error.message": None}),
+        json.dumps({"message": LINE, "log.level": "info", "log.logger": "k", "@timestamp": 5}),
+        json.dumps(
+            {
+                "message": "x",
+                "level": "INFO",
+                "logger_name": "k",
+                "exception": {"exception_class": "C", "exception_message": "m"},
+            }
+        ),
+        # event times: offsets, fractions, invalid dates; log4j 1.x dates
+        "2019-05-15T22:20:14.123456789+08:00 INFO Shrinking ISR from 1,2 to 1 (k)",
+        "2019-05-15 22:20:14,1 INFO Shrinking ISR from 1,2 to 1 (k)",
+        "2019-05-15 22:20:14+0800 INFO Shrinking ISR from 1,2 to 1 (k)",
+        "2019-05-15 22:20:14-25:00 INFO Shrinking ISR from 1,2 to 1 (k)",
+        "2019-02-30 22:20:14 INFO Shrinking ISR from 1,2 to 1 (k)",
+        "[2019-13-15 22:20:14,399] INFO Shrinking ISR from 1,2 to 1 (k)",
+        "[2019-05-15 24:20:14,399] INFO Shrinking ISR from 1,2 to 1 (k)",
+        "[0000-05-15 22:20:14,399] INFO Shrinking ISR from 1,2 to 1 (k)",
+        "19 May 2015 16:52:48,758 ERROR Shrinking ISR from 1,2 to 1 (k)",
+        "19 May 2015 16:52:48 ERROR Shrinking ISR from 1,2 to 1 (k)",
+        "31 Apr 2015 16:52:48,758 ERROR Shrinking ISR from 1,2 to 1 (k)",
+        "29 Feb 1500 10:00:00,000 INFO Shrinking ISR from 1,2 to 1 (k)",
+        "[2026-11-22 10:00:00,000] INFO Shrinking ISR from 99999999999,1 to 1 (k)",
+        "[2026-11-22 10:00:00,000] INFO [Broker id=0012] Shrinking ISR from 1 to 1 (k)\r",
+        "[2026-11-22 10:00:00,000] INFO x\r\r",
+        "[2026-11-22 10:00:00,000] INFO Leader t-0 starts at leader epoch 9 ISR [ ] (k)",
+        "\u2028[2026-11-22 10:00:00,000] INFO Shrinking ISR from 1 to 1 (k)",
+        "[2026-11-22 10:00:00,000] INFO " + "\U0001f600" * 20 + "Shrinking ISR from 1 to 1 (k)",
+        "\U0001f600" * 30 + " INFO Shrinking ISR from 1 to 1 (k)",
+        "Shrinking ISR from 1 to 1 " + "é" * 20000,
+        "[2026-11-22 10:00:00,000] INFO x (k)\n" + "é" * 20000 + "NotLeaderForPartition",
+        "    at org.apache.Foo(Foo.java:1)",
+        "java.lang.IllegalStateException: boom",
+        "Caused by: x",
+    ]
+    keys: list[bytes | None] = [b"1", None, b"\xff\xfe", b" 9 ", b"99999999999", b"host-a",
+                                b"01", b"12\n", b"", b"12\xe2\x80\xa8"]  # fmt: skip
+    return [(keys[i % len(keys)], t.encode("utf-8", "surrogatepass")) for i, t in enumerate(texts)]
+
+
+def all_records(hostile: int = HOSTILE_LINES) -> list[Record]:
+    return [*fixture_records(), *case_records(), *corner_records(), *poison_records(),
+            *hostile_records(hostile)]  # fmt: skip
+
+
+def frame(spark: Any, records: list[Record]) -> Any:
+    at = datetime(2026, 11, 22, 10, 0, 0)
+    rows = [(k, v, "logs", i % 3, i, at, 0) for i, (k, v) in enumerate(records)]
+    return spark.createDataFrame(rows, SCHEMA).repartition(2)
+
+
+def differences(
+    spark: Any, records: Any, config: ParsingConfig, job: bool, kind: Kind = "auto", show: int = 20
+) -> tuple[int, list[str]]:
+    """Rows compared, and the differences of way (a) from way (c) (column by column, by
+    offset), with the job's options (``job``) or ``kafka-health parse``'s; with the latter
+    and the default settings, also each kind of input the built-in rows do not show
+    (``parse_corpora.uncovered``)."""
+    from benchmarks.jvm_udf_parse import parse_records
+    from pyspark.sql import functions as F
+
+    from kafka_health.parsing.envelope import decode_records
+    from kafka_health.parsing.events import parse_entries
+
+    entries = decode_records(records, config)
+    built = parse_entries(
+        entries, config, kind=kind, keep_message=not job, values_for_dead_letters_only=job
+    )
+    jvm = parse_records(
+        records, config, kind=kind, keep_message=not job, values_for_dead_letters_only=job
+    )
+    if job:
+        built, jvm = built.drop("host", "envelope"), jvm.drop("host", "envelope")
+    problems: list[str] = []
+    if built.schema.simpleString() != jvm.schema.simpleString():
+        problems.append(f"schema: {built.schema.simpleString()} != {jvm.schema.simpleString()}")
+        return 0, problems
+    built, jvm = built.cache(), jvm.cache()
+    try:
+        rows = built.count()
+        if not job and kind == "auto" and config == ParsingConfig():
+            seen = built.select("envelope", "type", "outcome", "bad_reason").distinct()
+            problems += [f"not covered: {m}" for m in uncovered(r.asDict() for r in seen.collect())]
+        if jvm.count() != rows:
+            problems.append(f"rows: {rows} != {jvm.count()}")
+        joined = built.alias("c").join(jvm.alias("a"), "source_offset", "full_outer")
+        names = [c for c in built.columns if c != "source_offset"]
+        differs = F.array_compact(F.array(*[
+            F.when(~F.col(f"c.{n}").eqNullSafe(F.col(f"a.{n}")), F.lit(n)) for n in names
+        ]))  # fmt: skip
+        bad = joined.select("source_offset", differs.alias("columns")).where(F.size("columns") > 0)
+        total = bad.count()
+        shown = bad.orderBy("source_offset").limit(show).collect() if total else []
+        for row in shown:
+            offset = row["source_offset"]
+            for name in row["columns"]:
+                c = built.where(F.col("source_offset") == offset).select(name).first()
+                a = jvm.where(F.col("source_offset") == offset).select(name).first()
+                problems.append(f"offset {offset} {name}: built-in {c} jvm {a}")
+        if total:
+            problems.append(f"{total} rows differ")
+    finally:
+        built.unpersist()
+        jvm.unpersist()
+    return rows, problems
+
+
+@pytest.fixture(scope="module")
+def records(spark: Any) -> Any:
+    if shutil.which("mvn") is None:
+        pytest.skip("Maven builds the JVM parser's jar")
+    return frame(spark, all_records()).cache()
+
+
+@pytest.mark.parametrize("job", [True, False], ids=["job", "parse"])
+def test_jvm_parse_gives_the_built_in_rows(spark: Any, records: Any, job: bool) -> None:
+    rows, problems = differences(spark, records, ParsingConfig(), job)
+    assert rows > HOSTILE_LINES
+    assert problems == [], "\n".join(problems)
+
+
+@pytest.mark.parametrize("kind", ["kafka", "gc"])
+def test_a_forced_family_and_other_settings_too(spark: Any, kind: Kind) -> None:
+    """``parse --kind``, a smaller scan window and entry size, other paths and record keys."""
+    config = ParsingConfig(
+        fields=EnvelopeFieldsConfig(message=["line", "message"], broker_id=["labels.node"]),
+        record_key="host" if kind == "gc" else "broker_id",
+        max_entry_bytes=4096, scan_chars=300, log_timezone="Asia/Kolkata",
+    )  # fmt: skip
+    sample = [*fixture_records()[::4], *case_records(), *corner_records(), *hostile_records(2000)]
+    rows, problems = differences(spark, frame(spark, sample), config, job=False, kind=kind)
+    assert rows == len(sample)
+    assert problems == [], "\n".join(problems)
