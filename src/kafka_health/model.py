@@ -3,7 +3,8 @@
 The job computes :class:`Signal` values (one per signal name and label set, per evaluation);
 the alert engine turns them into alerts. The catalogue :data:`SIGNALS` names every signal,
 its unit and its labels: it is the contract between the two halves, and the Prometheus
-exporter publishes each as ``kafka_health_<name>`` with the same labels.
+exporter publishes each as ``kafka_health_<name>`` with the same labels (a gauge; a counter for
+the :attr:`Unit.TOTAL` signals, whose names end in ``_total``).
 """
 
 from __future__ import annotations
@@ -70,6 +71,7 @@ class Unit(StrEnum):
     RATIO = "ratio"
     COUNT = "count"  # events in the window
     GAUGE = "gauge"  # a current number of things
+    TOTAL = "total"  # counted since the job started: a Prometheus counter, named ``*_total``
     PER_MINUTE = "per_minute"
     TIMESTAMP = "timestamp_seconds"
 
@@ -202,7 +204,7 @@ SIGNALS: dict[str, SignalSpec] = {
               "rebalancing, behind_retention or unseen (details: the evidence, owners, "
               "severity); broker_id: the broker holding the group up, none when no broker is "
               "to blame"),
-        _spec("consumergroup_deleted_unread_records", Unit.GAUGE, "group",
+        _spec("consumergroup_deleted_unread_records_total", Unit.TOTAL, "group",
               "records deleted by retention before the group read them (its committed offset "
               "below the log start), counted once per deleted range since the job started"),
         _spec("consumergroup_lag_seconds", Unit.SECONDS, "group topic partition",

@@ -1,4 +1,6 @@
-"""Prometheus: every signal as ``kafka_health_<name>``, the active alerts, a heartbeat.
+"""Prometheus: every signal as ``kafka_health_<name>`` (a gauge; a counter for the signals
+counted since the job started, :attr:`~kafka_health.model.Unit.TOTAL`), the active alerts, a
+heartbeat.
 
 A custom collector builds the families at scrape time from the alert service's snapshot, so
 the values are those the alerts were computed from. Cardinality is bounded: only the labels
@@ -28,7 +30,7 @@ from kafka_health.configuration.redact import safe_url
 from kafka_health.configuration.secrets import resolve_value
 from kafka_health.errors import ConfigError
 from kafka_health.metrics_endpoint import ClusterLabelled, MetricsEndpointsConfig, serve_metrics
-from kafka_health.model import SIGNALS, Signal
+from kafka_health.model import SIGNALS, Signal, Unit
 
 log = logging.getLogger(__name__)
 PREFIX = "kafka_health_"
@@ -77,7 +79,11 @@ class HealthCollector(Collector):
                 by_name.setdefault(sig.name, []).append(sig)
         dropped = 0
         for name, spec in SIGNALS.items():
-            family = GaugeMetricFamily(PREFIX + name, spec.help, labels=list(spec.labels))
+            family: CounterMetricFamily | GaugeMetricFamily = (
+                CounterMetricFamily(PREFIX + name, spec.help, labels=list(spec.labels))
+                if spec.unit == Unit.TOTAL  # prometheus-client: family name without _total
+                else GaugeMetricFamily(PREFIX + name, spec.help, labels=list(spec.labels))
+            )
             series: dict[tuple[str, ...], float] = {}
             for sig in sorted(by_name.get(name, []), key=lambda s: s.labels):
                 key = tuple(sig.label(label) for label in spec.labels)

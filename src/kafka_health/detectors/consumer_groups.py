@@ -17,7 +17,7 @@ Series, and their counterparts in the ecosystem's exporters (ours carry the expo
 ``kafka_health_consumergroup_members``              kafka_exporter ``kafka_consumergroup_members``
 ``kafka_health_consumergroup_status``               Burrow's group status, one series (value 1)
                                                     for the current verdict
-``kafka_health_consumergroup_deleted_unread_...``   klag-exporter's fell-behind-retention, counted
+``kafka_health_..._deleted_unread_records_total``   klag-exporter's fell-behind-retention, counted
 =================================================  ==============================================
 
 Per group always (its lag and members left out while it is ``unseen``: unknown, not stale);
@@ -293,7 +293,7 @@ class ConsumerGroups:
             held = [len(out)]  # where its HELD_SERIES are
             out.append(Signal("consumergroup_status", (("group", group), ("verdict", name)),
                                1.0, at, _status_details(group, verdict, d, for_s)))  # fmt: skip
-            out.append(Signal("consumergroup_deleted_unread_records", scope,
+            out.append(Signal("consumergroup_deleted_unread_records_total", scope,
                               float(g.deleted_unread_total), at))  # fmt: skip
             if name != "unseen" and obs is not None:
                 out.append(Signal("consumergroup_max_lag", scope, float(d["max_lag"]), at))

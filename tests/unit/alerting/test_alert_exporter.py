@@ -12,6 +12,7 @@ from tests.support.alerting_harness import T0, Harness, sig
 
 from kafka_health.alerting.webhook import FAILURE_REASONS
 from kafka_health.config import ExporterConfig
+from kafka_health.model import SIGNALS, Unit
 
 
 def test_signals_alerts_heartbeat_and_counters(tmp_path: Path) -> None:
@@ -42,6 +43,28 @@ def test_signals_alerts_heartbeat_and_counters(tmp_path: Path) -> None:
     text = generate_latest(reg).decode()
     assert "not_a_catalogue_signal" not in text
     assert "# HELP kafka_health_under_min_isr_partitions partitions whose ISR" in text
+
+
+def test_a_count_since_the_job_started_is_a_counter_named_total(tmp_path: Path) -> None:
+    """Prometheus' conventions: a count since the job started is a counter (increase() and
+    rate() read it across the job's restarts), its name ends in _total; the others stay gauges."""
+    totals = [s.name for s in SIGNALS.values() if s.unit == Unit.TOTAL]
+    assert "consumergroup_deleted_unread_records_total" in totals
+    assert all(name.endswith("_total") for name in totals), totals
+    h = Harness(tmp_path)
+    h.tick(0, [sig("consumergroup_deleted_unread_records_total", 1200, 0, group="pay"),
+               sig("consumergroup_sum_lag", 30, 0, group="pay")])  # fmt: skip
+    text = generate_latest(h.service.registry).decode()
+    name = "kafka_health_consumergroup_deleted_unread_records_total"
+    assert f"# HELP {name} records deleted by retention before the group read them" in text
+    assert f"# TYPE {name} counter\n" in text
+    assert f'{name}{{group="pay"}} 1200.0\n' in text
+    assert "kafka_health_consumergroup_deleted_unread_records_created" not in text
+    assert "# TYPE kafka_health_consumergroup_sum_lag gauge\n" in text
+    types = {f.name: f.type for f in h.service.registry.collect()}
+    for signal, spec in SIGNALS.items():
+        family = "kafka_health_" + signal.removesuffix("_total")
+        assert types[family] == ("counter" if spec.unit == Unit.TOTAL else "gauge"), signal
 
 
 def test_series_per_signal_are_bounded(tmp_path: Path) -> None:

@@ -62,7 +62,7 @@ def test_a_keeping_up_group_is_ok_with_its_group_series_and_no_partition_series(
     names = {s.name for s in sigs}
     assert {"consumergroup_max_lag", "consumergroup_sum_lag", "consumergroup_members",
             "consumergroup_max_lag_seconds", "consumergroup_status",
-            "consumergroup_deleted_unread_records",
+            "consumergroup_deleted_unread_records_total",
             "consumer_groups_last_round_timestamp"} <= names  # fmt: skip
     assert "consumergroup_lag" not in names and "consumergroup_lag_seconds" not in names
     status = named(det, 26, "consumergroup_status")
@@ -220,13 +220,13 @@ def test_behind_retention_counts_each_deleted_range_once_and_outranks_stopped() 
     v = det.verdicts(6)["pay-1"]
     assert v.verdict == "behind_retention" and "stopped" in v.holds
     assert v.details["deleted_unread_now"] == 80 and v.details["deleted_unread_total"] == 80
-    total = named(det, 6, "consumergroup_deleted_unread_records")
+    total = named(det, 6, "consumergroup_deleted_unread_records_total")
     assert total[labels(group="pay-1")].value == 80, "50, then 30 more: not 50 + 80"
     det.observe(rnd(10, obs(10, part(100, 450, 60.0, log_start=180), members=0)))
     assert det.verdicts(11)["pay-1"].details["deleted_unread_total"] == 80, "same range"
     det.observe(rnd(15, obs(15, part(180, 450, 40.0, log_start=180), members=1)))
     assert verdict(det, 16) == "lagging", "reset to the log start: no longer losing data"
-    assert named(det, 16, "consumergroup_deleted_unread_records")[
+    assert named(det, 16, "consumergroup_deleted_unread_records_total")[
         labels(group="pay-1")].value == 80, "the counter never goes down"  # fmt: skip
 
 
@@ -242,7 +242,7 @@ def test_a_group_whose_rounds_fail_is_unseen_never_ok_and_its_lag_left_out() -> 
     assert v.verdict == "unseen" and v.details["last_known"] == "ok"
     assert v.details["error"] == "COORDINATOR_NOT_AVAILABLE"
     names = {s.name for s in det.signals(11) if s.label("group") == "pay-1"}
-    assert names == {"consumergroup_status", "consumergroup_deleted_unread_records"}
+    assert names == {"consumergroup_status", "consumergroup_deleted_unread_records_total"}
     det.observe(rnd(15, obs(15, part(10, 10, 0.0))))
     assert verdict(det, 16) == "ok"
 

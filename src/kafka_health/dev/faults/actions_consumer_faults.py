@@ -14,8 +14,9 @@ writes), with the ground truth each page is judged against (:mod:`.consumer_trut
 - ``retention-loss``: a stopped group on a topic whose records live ``RETENTION_MS`` in
   segments rolled every ``SEGMENT_MS``: ConsumerGroupRecordsDeletedUnread must page once retention
   deleted records the group had not read (seen by a sampler of the log start offsets), and the
-  monitor's count (``kafka_health_consumergroup_deleted_unread_records``, since the job started)
-  must grow by the truth: log start minus committed offset, once retention is stopped.
+  monitor's counter (``kafka_health_consumergroup_deleted_unread_records_total``, counted
+  since the job started) must grow by the truth: log start minus committed offset, once
+  retention is stopped.
 
 What is wrong with a page by its truth goes to ``ctx.wrong`` (the run's ``wrong``); what was
 observed to ``ctx.notes``. Each cleanup leaves the topic and the group reusable: the producer
@@ -101,7 +102,7 @@ RETENTION_SAMPLE_S = 0.5
 """How often the sampler reads the log start offsets (the deletion seen within this)."""
 COUNT_WAIT_S = 30.0
 """How long the monitor's count may take to reach the truth once retention stopped (rounds)."""
-DELETED_METRIC = "kafka_health_consumergroup_deleted_unread_records"
+DELETED_METRIC = "kafka_health_consumergroup_deleted_unread_records_total"
 STATUS_METRIC = "kafka_health_consumergroup_status"
 
 

@@ -17,6 +17,7 @@ import pytest
 
 from kafka_health.dev.faults.actions_consumer_faults import (
     COORDINATED_GROUP,
+    DELETED_METRIC,
     PAGE_LATE_S,
     RETENTION_GROUP,
     SLOW_BOUND_S,
@@ -136,12 +137,13 @@ def test_the_records_deleted_unread_are_log_start_minus_committed() -> None:
 
 
 def test_a_metric_and_a_config_read_from_their_answers() -> None:
+    name = "kafka_health_consumergroup_deleted_unread_records_total"
+    assert name == DELETED_METRIC
     metrics = {
-        ("kafka_health_consumergroup_deleted_unread_records", (("group", "a"),)): 3.0,
-        ("kafka_health_consumergroup_deleted_unread_records", (("group", RETENTION_GROUP),)): 42.0,
+        (name, (("group", "a"),)): 3.0,
+        (name, (("group", RETENTION_GROUP),)): 42.0,
         ("kafka_health_consumergroup_status", (("group", "a"), ("verdict", "stopped"))): 1.0,
     }
-    name = "kafka_health_consumergroup_deleted_unread_records"
     assert metric(metrics, name, group=RETENTION_GROUP) == 42.0
     assert metric(metrics, "kafka_health_consumergroup_status", group="a", verdict="ok") is None
     answer = {"broker": {"1": {"log.retention.check.interval.ms": {"value": "5000"}}}}
