@@ -26,7 +26,7 @@ As Prometheus's rule manager and notifier (``rules/alerting.go``, ``notifier/not
   back, as the direct receivers hold it back (its cause's page stands for it), and one handed
   over before its cause was known stays, with its ``cause`` annotation, as the direct
   receivers' incidents keep it. Handed over, an explained alert without its cause's grouping
-  labels (the cluster-wide MonitorStalled a dead broker explains) opened a group of its own
+  labels (the cluster's CanaryWriteFailure a dead broker explains) opened a group of its own
   in Alertmanager, a second page for one fault (BENCHMARKS.md F22);
 - every instance gets every alert: a sender per instance, each with its own schedule and
   backoff, so one instance down holds back no other (Prometheus: one queue, a goroutine per
@@ -241,11 +241,7 @@ class HandOver:
             for fp, alert in current.items():
                 shown = self.payloads.firing(alert, muted.extra)
                 known = handed.get(fp)
-                if (
-                    known is not None
-                    and known.ends_at is None
-                    and known.starts_at == (shown.starts_at)
-                ):
+                if known is not None and _still_handed(handed, alert):
                     if known.annotations != shown.annotations or known.labels != shown.labels:
                         known.annotations, known.labels = shown.annotations, shown.labels
                         known.version += 1

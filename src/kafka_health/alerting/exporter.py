@@ -79,11 +79,9 @@ class HealthCollector(Collector):
                 by_name.setdefault(sig.name, []).append(sig)
         dropped = 0
         for name, spec in SIGNALS.items():
-            family: CounterMetricFamily | GaugeMetricFamily = (
-                CounterMetricFamily(PREFIX + name, spec.help, labels=list(spec.labels))
-                if spec.unit == Unit.TOTAL  # prometheus-client: family name without _total
-                else GaugeMetricFamily(PREFIX + name, spec.help, labels=list(spec.labels))
-            )
+            # prometheus-client names a counter family without _total and adds it per sample
+            kind = CounterMetricFamily if spec.unit == Unit.TOTAL else GaugeMetricFamily
+            family = kind(PREFIX + name, spec.help, labels=list(spec.labels))
             series: dict[tuple[str, ...], float] = {}
             for sig in sorted(by_name.get(name, []), key=lambda s: s.labels):
                 key = tuple(sig.label(label) for label in spec.labels)
