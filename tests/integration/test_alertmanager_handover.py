@@ -209,7 +209,7 @@ def am_metric(port: int, name: str, **want: str) -> float:
 
 
 def test_the_next_incident_pages_after_group_wait_not_group_interval(tmp_path: Path) -> None:
-    """BENCHMARKS.md F20: a resolution re-sent every resend_s (Prometheus's resolved retention)
+    """Commit 40ac1f3: a resolution re-sent every resend_s (Prometheus's resolved retention)
     re-created the broker's Alertmanager group after its cleanup (every 30 s) dropped it, and
     that group flushed at once (the resolution's startsAt is old): the broker's next incident
     joined a flushed group and waited for its group_interval tick (measured here before the

@@ -16,7 +16,7 @@ As Prometheus's rule manager and notifier (``rules/alerting.go``, ``notifier/not
   Each such re-send re-creates the alert's Alertmanager group once its cleanup (every 30 s) has
   dropped it, and that group flushes at once (the resolution's ``startsAt`` is old): a new
   incident of the same group within the following ~30 s then waits for the next
-  ``group_interval`` tick instead of ``group_wait`` (measured: BENCHMARKS.md F20, a page 10.5 s
+  ``group_interval`` tick instead of ``group_wait`` (measured before commit 40ac1f3: a page 10.5 s
   after a broker kill instead of 1.5 s; tests/integration/test_alertmanager_handover.py). The
   cost: an Alertmanager restarted between taking a resolution and notifying it (within
   ``group_interval``) forgets it, and its incident stays open at the pager;
