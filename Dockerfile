@@ -36,14 +36,15 @@ RUN pip install . \
  && { [ -f "$pkg/spark-kafka.pom.xml" ] || cp src/kafka_health/spark/spark-kafka.pom.xml "$pkg/"; } \
  && rm -rf build src/*.egg-info
 
-# Spark's Kafka connector, resolved once by Maven (what `kafka-health run` does on first start)
+# Spark's Kafka connector, resolved once by Maven (what `kafka-health run` does on first start),
+# and the parser's jar, built by Maven with a JDK from the installed package's Java sources,
 # into the default cache of the kafka-health user (spark.cache_dir: ~/.cache/kafka-health/spark),
-# so the job starts offline. Maven and its repository are not kept.
+# so the job starts offline. Maven, the JDK's compiler and Maven's repository are not kept.
 RUN apt-get update \
- && apt-get install -y --no-install-recommends maven \
+ && apt-get install -y --no-install-recommends maven openjdk-17-jdk-headless \
  && HOME=/home/kafka-health kafka-health connector-jars \
  && chown -R kafka-health:kafka-health /home/kafka-health \
- && apt-get purge -y --auto-remove maven \
+ && apt-get purge -y --auto-remove maven openjdk-17-jdk-headless \
  && rm -rf /var/lib/apt/lists/* /root/.m2 /home/kafka-health/.m2
 
 # The default alert rules (a mounted /etc/kafka-health/alerts.yaml replaces them).

@@ -1,4 +1,5 @@
-"""``kafka-health connector-jars``: the Spark Kafka connector's jars, comma-separated.
+"""``kafka-health connector-jars``: the jars the job needs on a Spark cluster, comma-separated:
+the Spark Kafka connector's and the parser's (built here from source on first use).
 
 For ``spark-submit --jars "$(kafka-health connector-jars)" streaming/monitor_job.py ...``.
 """
@@ -6,13 +7,12 @@ For ``spark-submit --jars "$(kafka-health connector-jars)" streaming/monitor_job
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from kafka_health.commands.config_args import add_config_argument, config_from_args
-from kafka_health.spark.connector import ensure_kafka_connector_jars
+from kafka_health.spark.session import session_jars
 
 NAME = "connector-jars"
-HELP = "print the Spark Kafka connector's jar paths (for spark-submit --jars)"
+HELP = "print the Spark Kafka connector's and the parser's jar paths (for spark-submit --jars)"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -20,12 +20,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import pyspark
-
     config = config_from_args(args)
-    if config.spark.jars:
-        jars = [Path(j).expanduser() for j in config.spark.jars]
-    else:
-        jars = ensure_kafka_connector_jars(Path(config.spark.cache_dir), pyspark.__version__)
-    print(",".join(str(j) for j in jars))
+    print(",".join(str(j) for j in session_jars(config.spark)))
     return 0

@@ -1,10 +1,11 @@
 """``kafka-health parse PATH...``: broker and GC log files -> JSON Lines of events.
 
-The files (plain or .gz) are read by Spark in batch and go through the same expressions as the
-streaming job. Output: one JSON object per event in file order, or with ``--summary`` one
-object counting each event type, ``lines`` (and ``lines_by_outcome``: event, malformed,
-unrecognised; they add up to ``lines``), ``unrecognised_lines`` and ``malformed``. A missing
-or unreadable file is exit 2 with its reason.
+The files (plain or .gz) are read by Spark in batch, their lines joined into entries, and each
+entry goes through the same Java parse as the streaming job's records
+(:mod:`kafka_health.parsing.udf`). Output: one JSON object per event in file order, or with
+``--summary`` one object counting each event type, ``lines`` (and ``lines_by_outcome``: event,
+malformed, unrecognised; they add up to ``lines``), ``unrecognised_lines`` and ``malformed``.
+A missing or unreadable file is exit 2 with its reason.
 """
 
 from __future__ import annotations
@@ -77,8 +78,9 @@ def run(args: argparse.Namespace) -> int:
         return 2
     config = config_from_args(args)
 
-    from kafka_health.parsing.events import json_lines, parse_entries, with_context_collector
+    from kafka_health.parsing.events import json_lines, with_context_collector
     from kafka_health.parsing.offline import read_entries
+    from kafka_health.parsing.udf import parse_entries
     from kafka_health.spark import build_spark_session
 
     spark = build_spark_session(config.spark)

@@ -185,15 +185,14 @@ def parsed_stream(source: DataFrame, config: MonitorConfig) -> DataFrame:
 def parsed_logs(
     records: DataFrame, config: MonitorConfig, carried: tuple[str, ...] = ()
 ) -> DataFrame:
-    """Broker-log records decoded and parsed (Spark built-in functions only): the source
-    columns, the outcome and the event fields, and the ``carried`` columns of ``records``."""
+    """Broker-log records decoded and parsed (the parser's Java UDF, one call per record:
+    :mod:`kafka_health.parsing.udf`): the source columns, the outcome and the event fields,
+    and the ``carried`` columns of ``records``."""
     from kafka_health.parsing.deadletter import DEAD_LETTER_COLUMNS
-    from kafka_health.parsing.envelope import decode_records
-    from kafka_health.parsing.events import parse_entries
+    from kafka_health.parsing.udf import parse_records
 
-    entries = decode_records(records, config.parsing).drop("host", "envelope")
-    parsed = parse_entries(
-        entries, config.parsing, keep_message=False, values_for_dead_letters_only=True
+    parsed = parse_records(
+        records, config.parsing, keep_message=False, values_for_dead_letters_only=True
     )
     wanted = dict.fromkeys(
         (*[c for c in DEAD_LETTER_COLUMNS if c != "value_bytes"], "outcome", "reason", "kind",

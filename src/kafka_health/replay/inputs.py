@@ -2,7 +2,7 @@
 
 Spark reads and parses in batch with the live job's parser (:mod:`kafka_health.parsing`:
 :func:`~kafka_health.parsing.offline.read_entries` then
-:func:`~kafka_health.parsing.events.parse_entries`); only the events of the types some
+:func:`~kafka_health.parsing.udf.parse_entries`, the Java UDF); only the events of the types some
 detector reads come back to the driver. Each file's broker id is, in this order: what
 ``--broker-id`` says for it, the log's own words (``[KafkaServer id=N]``, ``[Broker id=N]``,
 ``broker.id = N`` / ``node.id = N`` in the start-up dump), the path (a folder or file named
@@ -64,8 +64,8 @@ def read_events(
     from pyspark.sql import functions as F
 
     from kafka_health.job.batch import DETECTED_TYPES, EVENT_COLUMNS
-    from kafka_health.parsing.events import parse_entries
     from kafka_health.parsing.offline import read_entries
+    from kafka_health.parsing.udf import parse_entries
 
     entries = read_entries(spark, files, config.parsing)
     in_log = F.regexp_extract_all(F.col("message"), F.lit(BROKER_IN_LOG), F.lit(0))

@@ -2,7 +2,8 @@
 
 It resolves Spark's Kafka connector matching the installed PySpark with Maven into the
 project's cache (``spark.connector: ivy`` uses Spark's own ``spark.jars.packages`` instead;
-jars named in ``spark.jars`` are used as they are, for offline machines), points Python
+jars named in ``spark.jars`` are used as they are, for offline machines), adds the parser's
+jar built from this package's sources (:mod:`kafka_health.spark.parser_jar`), points Python
 workers at the running interpreter, binds to loopback in local mode, selects the RocksDB
 state store with changelog checkpointing, keeps Spark's own logging quiet and starts the JVM
 with SIGTERM ignored (:mod:`kafka_health.spark.jvm_signals`).
@@ -23,6 +24,7 @@ from kafka_health.jdk import jdk_tool
 from kafka_health.spark.config import SparkConfig
 from kafka_health.spark.connector import ensure_kafka_connector_jars
 from kafka_health.spark.jvm_signals import gateway_ignores_sigterm
+from kafka_health.spark.parser_jar import ensure_parser_jar
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -117,15 +119,10 @@ def spark_conf(config: SparkConfig) -> dict[str, str]:
             from kafka_health.errors import ConfigError, ConfigProblem
 
             raise ConfigError([ConfigProblem("spark.jars", f"{m} does not exist") for m in missing])
-        conf["spark.jars"] = ",".join(str(Path(j).expanduser()) for j in config.jars)
-    elif config.connector == "ivy":
+    conf["spark.jars"] = ",".join(str(j) for j in session_jars(config))
+    if not config.jars and config.connector == "ivy":
         conf["spark.jars.packages"] = kafka_connector_coordinates()
         conf["spark.jars.ivy"] = str(Path(config.cache_dir).expanduser() / "ivy")
-    else:
-        import pyspark
-
-        jars = ensure_kafka_connector_jars(Path(config.cache_dir), pyspark.__version__)
-        conf["spark.jars"] = ",".join(str(j) for j in jars)
     conf["spark.driver.extraJavaOptions"] += "".join(f" {o}" for o in local_driver_options(config))
     for key, value in config.conf.items():
         if key in JAVA_OPTIONS and key in conf:
@@ -133,6 +130,22 @@ def spark_conf(config: SparkConfig) -> dict[str, str]:
         else:
             conf[key] = value
     return conf
+
+
+def session_jars(config: SparkConfig) -> list[Path]:
+    """The jars the session and its executors need: the Kafka connector's (``spark.jars`` as
+    configured, else Maven's unless ``connector: ivy``), then the parser's, built here from
+    source (:mod:`kafka_health.spark.parser_jar`). ``kafka-health connector-jars`` prints them
+    for spark-submit."""
+    if config.jars:
+        jars = [Path(j).expanduser() for j in config.jars]
+    elif config.connector == "ivy":
+        jars = []
+    else:
+        import pyspark
+
+        jars = ensure_kafka_connector_jars(Path(config.cache_dir), pyspark.__version__)
+    return [*jars, ensure_parser_jar(Path(config.cache_dir))]
 
 
 def local_driver_options(config: SparkConfig) -> list[str]:

@@ -1,4 +1,4 @@
-package jvmparser.parse;
+package kafkahealth.parse;
 
 /**
  * Reads of one record's parsed top-level keys ({@link SparkJson.Doc}): envelope.json_path and

@@ -1,4 +1,4 @@
-package jvmparser.parse;
+package kafkahealth.parse;
 
 import java.time.LocalDateTime;
 import java.time.ZonedDateTime;

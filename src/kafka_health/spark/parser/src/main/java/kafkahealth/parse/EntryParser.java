@@ -1,4 +1,4 @@
-package jvmparser.parse;
+package kafkahealth.parse;
 
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -47,7 +47,8 @@ final class EntryParser {
         String family = shapes.family(head, e.kind);
         String bad = e.badReason;
         boolean empty = msg.isEmpty();
-        boolean continuation = !shapes.defaultLayout(head)
+        boolean continuation = e.continued
+                || !shapes.defaultLayout(head)
                 && spec.continuation.matcher(head).find()
                 && !spec.entryStart.matcher(head).find();
         boolean usable = bad == null && !empty && !continuation;

@@ -1,4 +1,4 @@
-package jvmparser.parse;
+package kafkahealth.parse;
 
 import java.math.BigDecimal;
 import java.math.MathContext;

@@ -1,4 +1,4 @@
-package jvmparser.parse;
+package kafkahealth.parse;
 
 /**
  * matching.with_maybe: whether a usable entry looks like any event at all, by plain searches of

@@ -1,4 +1,4 @@
-package jvmparser.parse;
+package kafkahealth.parse;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -14,7 +14,7 @@ import java.util.regex.Pattern;
 
 /**
  * The parse's table and settings as the Python side writes them from the checkout
- * ({@code benchmarks/jvm_udf_parse.py}: the patterns of {@code parsing.patterns}, the
+ * ({@code kafka_health.parsing.udf_spec}: the patterns of {@code parsing.patterns}, the
  * prefilter's texts, the line shapes, the envelope's paths and the configuration), compiled
  * once per JVM for each distinct table. Nothing of the table is written in Java.
  */

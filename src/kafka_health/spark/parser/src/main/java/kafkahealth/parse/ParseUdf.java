@@ -1,4 +1,4 @@
-package jvmparser.parse;
+package kafkahealth.parse;
 
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
@@ -12,7 +12,7 @@ import org.apache.spark.sql.api.java.UDF3;
  *
  * <p>The struct: [message] (when the spec keeps it), host, host_is_key, file, kind, envelope,
  * bad_reason, n_lines, outcome, reason, type, the event fields in the spec's order, event_ms,
- * keep_letter. The caller puts the record's own columns around it (benchmarks/jvm_udf_parse.py).
+ * keep_letter. The caller puts the record's own columns around it (kafka_health.parsing.udf).
  */
 public class ParseUdf implements UDF3<byte[], byte[], Long, Row> {
     private static final long serialVersionUID = 1L;

@@ -1,4 +1,4 @@
-package jvmparser.parse;
+package kafkahealth.parse;
 
 import java.time.Instant;
 import java.time.format.DateTimeFormatter;

@@ -1,4 +1,4 @@
-package jvmparser.parse;
+package kafkahealth.parse;
 
 import java.util.ArrayList;
 import java.util.Arrays;

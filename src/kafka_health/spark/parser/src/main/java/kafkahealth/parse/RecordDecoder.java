@@ -1,4 +1,4 @@
-package jvmparser.parse;
+package kafkahealth.parse;
 
 import java.util.regex.Matcher;
 
@@ -20,6 +20,9 @@ final class RecordDecoder {
         /** The host is the record's key as it is (Spark's text of its bytes, for the caller). */
         boolean hostIsKey;
         int nLines;
+        /** The entry continues another (a file's entry cut at max_entry_lines; never a
+         * record's). */
+        boolean continued;
     }
 
     Entry decode(byte[] key, byte[] value) {
