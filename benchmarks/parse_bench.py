@@ -2,7 +2,7 @@
 
 The corpus mixes the test table's real lines (events, ~10%) with ordinary log lines that are
 not events (~90%, as in a broker's server.log), written to one file. Spark reads it and runs
-:func:`~kafka_health.parsing.events.parse_entries` (every line one record, as in the streaming
+:func:`~kafka_health.parsing.udf.parse_entries` (every line one entry, as in the streaming
 job); the baseline runs :func:`~kafka_health.parsing.reference.classify`, the same table with
 Python's ``re``, over the same lines. One run of each; Spark is warmed up on a small batch
 first so its JVM start and code generation are not counted.
@@ -54,7 +54,7 @@ def corpus(lines: int, seed: int = 1) -> list[str]:
 def spark_run(path: Path, lines: int) -> tuple[float, dict[str, int]]:
     from pyspark.sql import functions as F
 
-    from kafka_health.parsing.events import parse_entries
+    from kafka_health.parsing.udf import parse_entries
     from kafka_health.spark import build_spark_session
 
     spark = build_spark_session(SparkConfig(master="local[2]", app_name="parse-bench"))

@@ -14,8 +14,9 @@ from typing import Any
 import pytest
 
 from kafka_health.dev.devcluster.ports import free_ports
-from kafka_health.parsing.events import parse_entries, with_context_collector
+from kafka_health.parsing.events import with_context_collector
 from kafka_health.parsing.offline import check_files, read_entries
+from kafka_health.parsing.udf import parse_entries
 
 pytestmark = [pytest.mark.integration, pytest.mark.spark]
 

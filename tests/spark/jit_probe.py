@@ -2,10 +2,11 @@
 
     python tests/spark/jit_probe.py [--records N] [--runs R]
 
-Prints one JSON object: every JIT compilation of a generated stage's ``processNext`` seen
-while the plan ran (stage, tier, succeeded) and how long the probe waited for the compiler to
-go quiet. A fresh JVM, because a class compiled earlier in a test session's JVM would not be
-compiled again (and so would say nothing). Used by ``test_parser_jit.py``.
+Prints one JSON object: every JIT compilation of a generated stage's ``processNext`` and of
+the parser's own methods (``kafkahealth.parse``) seen while the plan ran (stage or method,
+tier, succeeded) and how long the probe waited for the compiler to go quiet. A fresh JVM,
+because a class compiled earlier in a test session's JVM would not be compiled again (and so
+would say nothing). Used by ``test_parser_jit.py``.
 """
 
 from __future__ import annotations
@@ -36,25 +37,32 @@ def log_rows(records: int) -> list[tuple[Any, ...]]:
     return [(key, value, topic, 0, n, stamp, 0) for n, (topic, key, value) in enumerate(lines)]
 
 
-def compilations(jvm: Any, recording: Path) -> list[dict[str, Any]]:
-    """The recording's compilations of generated stages' ``processNext``."""
-    found = []
+PARSER_PACKAGE = "kafkahealth.parse."
+
+
+def compilations(jvm: Any, recording: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The recording's compilations of generated stages' ``processNext``, and of the parser's
+    own methods (the Java UDF's classes, ``kafkahealth.parse``)."""
+    stages, parser = [], []
     for event in jvm.jdk.jfr.consumer.RecordingFile.readAllEvents(
         jvm.java.io.File(str(recording)).toPath()
     ):
         method = event.getValue("method")
-        if method is None or method.getName() != "processNext":
+        if method is None:
             continue
-        stage = STAGE_CLASS.search(method.getType().getName())
-        if stage is None:
-            continue
-        found.append({
-            "stage": int(stage.group(1)),
+        done = {
             "tier": int(event.getValue("compileLevel")),
             "succeeded": bool(event.getValue("succeded")),  # sic: JFR's field name
             "osr": bool(event.getValue("isOsr")),
-        })  # fmt: skip
-    return found
+        }
+        owner = method.getType().getName()
+        if owner.startswith(PARSER_PACKAGE):
+            parser.append({"method": f"{owner[len(PARSER_PACKAGE) :]}.{method.getName()}", **done})
+            continue
+        stage = STAGE_CLASS.search(owner)
+        if stage is not None and method.getName() == "processNext":
+            stages.append({"stage": int(stage.group(1)), **done})
+    return stages, parser
 
 
 def main() -> None:
@@ -94,9 +102,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "jit.jfr"
         recording.dump(jvm.java.io.File(str(path)).toPath())
-        found = compilations(jvm, path)
+        stages, parsed = compilations(jvm, path)
     spark.stop()
-    print(json.dumps({"compilations": found, "waited_s": round(time.monotonic() - started, 1)}))
+    waited = round(time.monotonic() - started, 1)
+    print(json.dumps({"compilations": stages, "parser": parsed, "waited_s": waited}))
 
 
 if __name__ == "__main__":

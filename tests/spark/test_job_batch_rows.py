@@ -1,7 +1,7 @@
 """What one aggregation of a batch hands the driver (``batch.driver_rows``, then
 ``decode_rows``): every case of the parser's table, plus plain lines, bad records and the
 project's own records, gives the same counts, log streams, events and dead letters as the
-parse's own rows (``parse_entries`` over the decoded records) say."""
+parse's own rows (``parse_records`` over the records) say."""
 
 from __future__ import annotations
 
@@ -22,8 +22,7 @@ from kafka_health.job.batch import (
     parsed_stream,
 )
 from kafka_health.parsing.deadletter import dead_letters, is_dead_letter
-from kafka_health.parsing.envelope import decode_records
-from kafka_health.parsing.events import parse_entries
+from kafka_health.parsing.udf import parse_records
 from tests.support.job_support import KAFKA_COLUMNS
 
 pytestmark = pytest.mark.spark
@@ -68,8 +67,7 @@ def whole_parse(frame: Any, config: MonitorConfig) -> list[dict[str, Any]]:
     from pyspark.sql import functions as F
 
     logs = frame.where(F.col("topic") == config.topics.broker_logs)
-    entries = decode_records(logs, config.parsing).drop("host", "envelope")
-    parsed = parse_entries(entries, config.parsing, keep_message=False)
+    parsed = parse_records(logs, config.parsing, keep_message=False)
     dead = is_dead_letter(config.parsing.dead_letter)
     return [r.asDict() for r in parsed.withColumn("dead", dead).collect()]
 

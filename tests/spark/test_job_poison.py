@@ -48,7 +48,7 @@ def parse_that_fails_on_the_pill(real: Any) -> Any:
         from pyspark.sql import functions as F
 
         # On the source's value: past the triggers' stage an ordinary line's raw value is no
-        # longer carried (parse_entries' values_for_dead_letters_only).
+        # longer carried (parse_records' values_for_dead_letters_only).
         pill = F.col("value").cast("string").contains(PILL.decode())
         failing = F.raise_error(F.lit("poison pill")).cast("binary")
         return real(

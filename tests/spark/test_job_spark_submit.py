@@ -1,5 +1,7 @@
 """The job submitted with spark-submit to a standalone master and worker computes the same
-signals as in local mode: nothing depends on the driver's process or driver-local paths."""
+signals as in local mode: nothing depends on the driver's process or driver-local paths. Broker
+log records go through the parse on the worker's executor: the parser's jar reaches it only by
+``--jars "$(kafka-health connector-jars)"``."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,6 +18,7 @@ from typing import Any
 import pytest
 
 from kafka_health.config import dump_redacted
+from kafka_health.dev.log_lines import envelope, gc_stamp
 from kafka_health.dev.spark_standalone import spark_home, standalone_cluster
 from kafka_health.job.main import run_once
 from tests.spark.test_job_canary_signals import outcome, slot_start
@@ -54,6 +58,15 @@ def test_spark_submit_to_standalone_gives_the_local_signals(
         )  # fmt: skip
         results.append((o.key, o.encode(), partition))
     produce(config, config.topics.canary_results, results)
+    at = int(time.time() * 1000) - 5000
+    gc_lines = [
+        f"[{gc_stamp(at + i * 100)}][43.803s][info][gc             ] GC({i}) Pause Full "
+        f"(G1 Compaction Pause) 450M->280M(512M) {200 + i}.000ms"
+        for i in range(3)
+    ]
+    produce(
+        config, config.topics.broker_logs, [(b"1", envelope("1", "gc", g), 0) for g in gc_lines]
+    )
 
     local = [
         {"name": s.name, "labels": dict(s.labels), "value": s.value}
@@ -61,6 +74,8 @@ def test_spark_submit_to_standalone_gives_the_local_signals(
         if not s.name.startswith("job_")
     ]
     assert any(s["name"] == "canary_sends" for s in local)
+    gc = [s for s in local if s["name"] == "full_gc_count"]
+    assert [s["value"] for s in gc] == [3], "the broker-log records were parsed"
 
     submitted = dataclasses.replace(
         config,

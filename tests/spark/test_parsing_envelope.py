@@ -12,8 +12,8 @@ import pytest
 
 from kafka_health.config import DeadLetterConfig, EnvelopeFieldsConfig, ParsingConfig
 from kafka_health.parsing.deadletter import dead_letter_records, dead_letters
-from kafka_health.parsing.envelope import BINARY, BINARY_CHARACTERS, decode_records
-from kafka_health.parsing.events import parse_entries
+from kafka_health.parsing.envelope import BINARY, BINARY_CHARACTERS
+from kafka_health.parsing.udf import parse_records
 
 pytestmark = pytest.mark.spark
 
@@ -39,7 +39,7 @@ def envelope_rows(spark: Any) -> dict[int, dict[str, Any]]:
     values = [
         (None if e["key"] is None else e["key"].encode(), e["value"].encode()) for e in ENVELOPES
     ]
-    parsed = parse_entries(decode_records(records(spark, values))).collect()
+    parsed = parse_records(records(spark, values)).collect()
     return {r["source_offset"]: r.asDict() for r in parsed}
 
 
@@ -55,7 +55,7 @@ def test_configured_paths(spark: Any) -> None:
     """Where a shipper keeps the broker id is configurable."""
     value = json.dumps({"line": SHRINK, "labels": {"node": "9"}}).encode()
     config = ParsingConfig(fields=EnvelopeFieldsConfig(message=["line"], broker_id=["labels.node"]))
-    row = parse_entries(decode_records(records(spark, [(None, value)]), config)).first()
+    row = parse_records(records(spark, [(None, value)]), config).first()
     assert row is not None
     assert (row["type"], row["broker_id"]) == ("isr_shrink", "9")
 
@@ -70,7 +70,7 @@ def test_message_text_and_structured_values(spark: Any) -> None:
         json.dumps({"message": {"x": 1}}),
         '{"message": "first", "message": ' + json.dumps(line) + "}",
     ]
-    rows = decode_records(records(spark, [(None, v.encode()) for v in values])).collect()
+    rows = parse_records(records(spark, [(None, v.encode()) for v in values])).collect()
     got = {r["source_offset"]: (r["message"], r["bad_reason"]) for r in rows}
     assert got == {
         0: (line, None),
@@ -92,7 +92,7 @@ def test_a_path_gives_its_first_non_empty_scalar_nested_or_not(spark: Any) -> No
         {"message": line, "path": " [1] "},
     ]
     frame = records(spark, [(None, json.dumps(v).encode()) for v in values])
-    rows = decode_records(frame).orderBy("source_offset").collect()
+    rows = parse_records(frame).orderBy("source_offset").collect()
     got = [(r["message"], r["file"]) for r in rows]
     assert got == [
         (line, None),
@@ -118,7 +118,7 @@ BAD = [
 def test_bad_input_is_counted_and_dead_lettered(spark: Any) -> None:
     """Bad records never stop the parser: each is unrecognised with its reason and offset."""
     frame = records(spark, [(b"1", value) for _, value, _ in BAD] + [(b"1", SHRINK.encode())])
-    parsed = parse_entries(decode_records(frame)).cache()
+    parsed = parse_records(frame).cache()
     rows = {r["source_offset"]: r for r in parsed.collect()}
     for offset, (name, _, reason) in enumerate(BAD):
         assert (rows[offset]["outcome"], rows[offset]["reason"]) == ("unrecognised", reason), name
@@ -149,7 +149,7 @@ def test_the_binary_regex_matches_exactly_the_control_characters_it_names(spark:
 def test_malformed_is_dead_lettered_unless_configured(spark: Any) -> None:
     """A truncated event line is malformed, and set aside with its offset."""
     truncated = b"[2022-03-12 18:10:07,139] INFO [Partition x-1 broker=3] Shrinking ISR from 3,1 to"
-    parsed = parse_entries(decode_records(records(spark, [(b"3", truncated)])))
+    parsed = parse_records(records(spark, [(b"3", truncated)]))
     first = parsed.first()
     assert first is not None
     assert first["outcome"] == "malformed"
@@ -180,9 +180,9 @@ def test_the_jobs_parse_keeps_the_raw_value_of_every_dead_letter_and_no_ordinary
         rows = dead_letters(parsed).collect()
         return sorted((r["source_offset"], r["reason"], r["source_value"], r["file"]) for r in rows)
 
-    slim = parse_entries(decode_records(frame), keep_message=False,
+    slim = parse_records(frame, keep_message=False,
                          values_for_dead_letters_only=True)  # fmt: skip
-    assert letters(slim) == letters(parse_entries(decode_records(frame)))
+    assert letters(slim) == letters(parse_records(frame))
     assert len(letters(slim)) == len(BAD) + 1
     assert letters(slim)[-1][3] == "/var/log/kafka/server.log"  # the truncated line's
     kept = {r["source_offset"]: (r["source_value"], r["file"]) for r in slim.collect()}
@@ -200,7 +200,7 @@ def test_unjoined_continuation_records_are_not_events(spark: Any) -> None:
         "org.apache.kafka.common.errors.NotLeaderForPartitionException: This server is not the "
         "leader for that topic-partition.",
     ]  # fmt: skip
-    parsed = parse_entries(decode_records(records(spark, [(b"1", x.encode()) for x in lines])))
+    parsed = parse_records(records(spark, [(b"1", x.encode()) for x in lines]))
     got = [
         (r["outcome"], r["type"] or r["reason"]) for r in parsed.orderBy("source_offset").collect()
     ]
@@ -243,10 +243,11 @@ def test_broker_ids_are_kafkas_node_ids_and_kinds_the_shippers(spark: Any) -> No
         (None, env(""), None, None),
         (None, env(None), None, None),
     ]
-    rows = decode_records(records(spark, [(k, v) for k, v, _, _ in cases])).collect()
+    rows = parse_records(records(spark, [(k, v) for k, v, _, _ in cases])).collect()
     got = {r["source_offset"]: (r["broker_id"], r["bad_reason"]) for r in rows}
-    assert got == {i: (want, bad) for i, (_, _, want, bad) in enumerate(cases)}
-    parsed = parse_entries(decode_records(records(spark, [(b"2147483648", line.encode())])))
+    # The event's broker: the record's, else the one its line names (broker=3).
+    assert got == {i: (want or "3", bad) for i, (_, _, want, bad) in enumerate(cases)}
+    parsed = parse_records(records(spark, [(b"2147483648", line.encode())]))
     row = parsed.first()
     assert row is not None
     assert (row["outcome"], row["reason"], row["type"]) == ("unrecognised", "bad_broker_id", None)
@@ -259,8 +260,8 @@ def test_broker_ids_are_kafkas_node_ids_and_kinds_the_shippers(spark: Any) -> No
         "controller"), (env(1, None, "/var/log/kafka/state-change.log"), "state-change"),
         (env(1), None),
     ]  # fmt: skip
-    rows = decode_records(records(spark, [(None, v) for v, _ in kinds])).collect()
+    rows = parse_records(records(spark, [(None, v) for v, _ in kinds])).collect()
     assert {r["source_offset"]: r["kind"] for r in rows} == {i: k for i, (_, k) in enumerate(kinds)}
 
-    events = parse_entries(decode_records(records(spark, [(None, huge.encode())]))).collect()
+    events = parse_records(records(spark, [(None, huge.encode())])).collect()
     assert [(e["type"], e["broker_id"]) for e in events] == [("isr_shrink", None)]

@@ -14,8 +14,7 @@ from typing import Any
 import pytest
 
 from kafka_health.config import EnvelopeFieldsConfig, ParsingConfig
-from kafka_health.parsing.envelope import decode_records
-from kafka_health.parsing.events import parse_entries
+from kafka_health.parsing.udf import parse_records
 
 pytestmark = pytest.mark.spark
 
@@ -36,7 +35,7 @@ def records(spark: Any, values: list[bytes]) -> Any:
 @pytest.fixture(scope="module")
 def envelope_rows(spark: Any) -> dict[int, dict[str, Any]]:
     values = [json.dumps(e["value"]).encode() for e in ENVELOPES]
-    parsed = parse_entries(decode_records(records(spark, values))).collect()
+    parsed = parse_records(records(spark, values)).collect()
     return {r["source_offset"]: r.asDict() for r in parsed}
 
 
@@ -61,7 +60,7 @@ def test_the_public_filebeat_records_decode(spark: Any, sample: str, host: str) 
     structured value, not a log line (``json_path``): no message, and said so."""
     text = (FIXTURES / "shipper_formats" / sample).read_text().strip()
     doc = json.loads(text)
-    row = decode_records(records(spark, [text.encode()])).first()
+    row = parse_records(records(spark, [text.encode()])).first()
     assert row is not None
     assert (row["envelope"], row["host"]) == ("filebeat", host)
     assert row["file"] == (doc["source"] if "source" in doc else doc["log"]["file"]["path"])
@@ -77,10 +76,10 @@ def test_configured_paths_come_first_and_the_pre_ecs_ones_only_fill_in(spark: An
     doc = dict(ENVELOPES[0]["value"], path="/elsewhere/server.log", hostname="kafka-1.internal")
     del doc["host"]
     value = json.dumps(doc).encode()
-    default = decode_records(records(spark, [value])).first()
+    default = parse_records(records(spark, [value])).first()
     assert default is not None
     assert (default["file"], default["host"]) == ("/elsewhere/server.log", "kafka-1.internal")
     config = ParsingConfig(fields=EnvelopeFieldsConfig(file=[], host=["nowhere"]))
-    bare = decode_records(records(spark, [value]), config).first()
+    bare = parse_records(records(spark, [value]), config).first()
     assert bare is not None
     assert (bare["file"], bare["host"]) == ("/var/log/kafka/server.log", "kafka-1")

@@ -7,7 +7,8 @@ from typing import Any
 import pytest
 
 from kafka_health.dev.parsing_cases import ALL_CASES, Case
-from kafka_health.parsing.events import EVENT_FIELDS, parse_entries
+from kafka_health.parsing.events import EVENT_FIELDS
+from kafka_health.parsing.udf import parse_entries
 
 pytestmark = pytest.mark.spark
 

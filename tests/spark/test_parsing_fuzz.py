@@ -9,9 +9,8 @@ from typing import Any
 import pytest
 
 from kafka_health.dev.parsing_cases import ALL_CASES
-from kafka_health.parsing.envelope import decode_records
-from kafka_health.parsing.events import parse_entries
 from kafka_health.parsing.hostile import mutate
+from kafka_health.parsing.udf import parse_records
 
 pytestmark = pytest.mark.spark
 
@@ -46,7 +45,7 @@ def test_fuzz_every_record_accounted_for(spark: Any) -> None:
         [(b"1", v, "logs", 0, i, at) for i, v in enumerate(values)],
         "key binary, value binary, topic string, partition int, offset long, timestamp timestamp",
     ).repartition(2)
-    parsed = parse_entries(decode_records(frame))
+    parsed = parse_records(frame)
     counts = {
         (r["outcome"], r["reason"] if r["outcome"] != "event" else "event"): r["n"]
         for r in parsed.groupBy("outcome", "reason").count().withColumnRenamed("count", "n")

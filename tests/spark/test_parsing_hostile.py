@@ -12,9 +12,8 @@ import pytest
 from kafka_health.cli import main
 from kafka_health.dev.parsing_cases import case_lines
 from kafka_health.parsing.deadletter import dead_letters
-from kafka_health.parsing.envelope import decode_records
-from kafka_health.parsing.events import parse_entries
 from kafka_health.parsing.hostile import huge_lines, write_hostile_file
+from kafka_health.parsing.udf import parse_records
 
 pytestmark = pytest.mark.spark
 
@@ -57,7 +56,7 @@ def test_poison_records_become_dead_letters(spark: Any) -> None:
         [(b"1", v, "logs", 0, i, at) for i, v in enumerate(values)],
         "key binary, value binary, topic string, partition int, offset long, timestamp timestamp",
     )
-    parsed = parse_entries(decode_records(frame)).cache()
+    parsed = parse_records(frame).cache()
     try:
         rows = {r["source_offset"]: r for r in parsed.select(
             "source_offset", "outcome", "reason", "type").collect()}  # fmt: skip

@@ -130,8 +130,8 @@ def test_unreadable_input_exits_2(
 def test_continuation_lines_join_and_cap(spark: Any, tmp_path: Path) -> None:
     """Stack frames join their entry; an endless run of them is cut into counted chunks."""
     from kafka_health.config import ParsingConfig
-    from kafka_health.parsing.events import parse_entries
     from kafka_health.parsing.offline import check_files, read_entries
+    from kafka_health.parsing.udf import parse_entries
 
     path = tmp_path / "server.log"
     frames = "\n".join(f"\tat x.y.Z.m{i}(Z.java:{i})" for i in range(25))

@@ -73,7 +73,7 @@ RECORD_SEPARATOR = "\x01"
 the two numbers hold no separator, so the payload may)."""
 EVENT_COLUMNS = tuple(f.name for f in fields(LogEvent))
 """The parse's columns an event brings to the detectors: :class:`LogEvent`'s fields, each a
-column of :func:`~kafka_health.parsing.events.parse_entries` of the same name."""
+column of :func:`~kafka_health.parsing.udf.parse_records` of the same name."""
 
 
 @dataclass

@@ -29,7 +29,7 @@ with the ``Error`` and ``Exception`` suffixes other clients write); any other be
 the outcome is still a failed send.
 
 Events parsed from broker logs are Spark's output, typed by the parser; their broker id was
-checked in the plan (:func:`kafka_health.parsing.envelope.valid_broker_id`: a record naming
+checked in the plan (the parser's decode, :mod:`kafka_health.parsing.udf`: a record naming
 another is rejected there, ``bad_broker_id``, counted from the job's aggregation). Here only
 their time and topic (:func:`check_event`): a future one is rejected as
 ``future_timestamp``, one whose topic is not a legal name as ``bad_topic``. The probes read

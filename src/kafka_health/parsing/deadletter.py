@@ -50,7 +50,7 @@ def is_dead_letter(config: DeadLetterConfig) -> Column:
 
 
 def dead_letters(parsed: DataFrame, config: DeadLetterConfig | None = None) -> DataFrame:
-    """Rows of ``parse_entries(decode_records(...))`` to set aside, value cut to the limit."""
+    """Rows of the parse (``parsing.udf.parse_records``) to set aside, value cut to the limit."""
     from pyspark.sql import functions as F
 
     config = config or DeadLetterConfig()

@@ -1,7 +1,7 @@
 """log4j JSON layouts -> Kafka's default layout text, so that the one pattern table reads them.
 
-An entry that starts with ``{`` is read as one JSON object with ``get_json_object`` (only those
-entries: ``from_json`` has no generated code and must stay out of the per-line projection) and
+An entry that starts with ``{`` is read as one JSON object (the parser's ``LayoutText``, with
+Spark's ``get_json_object`` semantics; :func:`py_layout_text` for the reference) and
 rewritten as ``[time] LEVEL message (logger)``, then the thrown exception's ``name: message`` on
 the next line (the patterns of scope ``entry`` look there, e.g. NotLeaderForPartitionException).
 An entry that is not such an object (no message field, or not JSON) is left as it is.
@@ -27,12 +27,7 @@ from __future__ import annotations
 import json
 import re
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
-
-from kafka_health.spark.stages import end_stage
-
-if TYPE_CHECKING:
-    from pyspark.sql import Column, DataFrame
+from typing import Any
 
 Path = tuple[str, ...]
 
@@ -54,102 +49,14 @@ THROWN_MESSAGE: tuple[Path, ...] = (
     ("exception", "exception_message"),
 )
 EPOCH_DIGITS = r"^\d{10,13}$"
-EPOCH_MS_MAX = 9_223_372_036_854_775
-"""The largest epoch millisecond count Spark's timestamps hold (microseconds in a long)."""
-
-
-def spark_path(path: Path) -> str:
-    """``("log.level",)`` -> ``$['log.level']``: the JSONPath ``get_json_object`` reads."""
-    return "$" + "".join(f"['{key}']" for key in path)
 
 
 LAYOUT_KEYS = tuple(p[0] for p in (*MESSAGE, *LEVEL, *LOGGER) if len(p) == 1)
-"""The top-level keys :func:`is_layout_record` reads."""
+"""The top-level keys that tell a log4j JSON layout's event from an envelope (a message, a
+level and a logger: the parser's ``Envelope.isLayoutRecord``)."""
 
 
-def is_layout_record(doc: Column) -> Column:
-    """True for a record's parsed top-level keys (a struct with :data:`LAYOUT_KEYS`) that are
-    a log4j JSON layout's event (a message, a level and a logger), not a shipper's envelope
-    around a line."""
-
-    def has(paths: tuple[Path, ...]) -> Column:
-        keys = [doc.getField(p[0]).isNotNull() for p in paths if len(p) == 1]
-        out = keys[0]
-        for k in keys[1:]:
-            out = out | k
-        return out
-
-    return has(MESSAGE) & has(LEVEL) & has(LOGGER)
-
-
-def _first(text: Column, paths: tuple[Path, ...]) -> Column:
-    from pyspark.sql import functions as F
-
-    # Not nullif(.., ""): it repeats its argument, and each get_json_object parses the entry.
-    found = [F.get_json_object(text, spark_path(p)) for p in paths]
-    return F.coalesce(*found) if len(found) > 1 else found[0]
-
-
-def _iso_from_ms(ms: Column) -> Column:
-    """Epoch milliseconds -> ISO 8601 text with the session zone's offset (an instant)."""
-    from pyspark.sql import functions as F
-
-    # timestamp_millis fails the task past Spark's range (the microseconds overflow a long): a
-    # record's "timeMillis": 9223372036854775807 is no time, not a failed batch.
-    in_range = ms.between(-EPOCH_MS_MAX, EPOCH_MS_MAX)
-    return F.date_format(F.timestamp_millis(F.when(in_range, ms)), "yyyy-MM-dd'T'HH:mm:ss.SSSXXX")
-
-
-def with_layout_text(df: DataFrame, text: Column, out: str) -> DataFrame:
-    """``df`` with ``out``: the default-layout text of a JSON layout entry, else ``text``.
-
-    Each field is read once into a column of its own (``_jl_*``, for the caller to drop):
-    composed in one expression, every reuse of a field would parse the JSON again and add its
-    code to the generated plan.
-    """
-    from pyspark.sql import functions as F
-
-    is_json = text.startswith("{")
-    paths = {
-        "message": MESSAGE,
-        "stamp": TIME_TEXT,
-        "ms": EPOCH_MS,
-        "sec": (EPOCH_SECOND,),
-        "nanos": (NANO_OF_SECOND,),
-        "level": LEVEL,
-        "logger": LOGGER,
-        "thrown": THROWN_NAME,
-        "thrown_msg": THROWN_MESSAGE,
-    }
-    # In a stage of their own (two when HotSpot left methods over 8 KB interpreted; the
-    # session's JIT_OPTIONS has it compile them).
-    df = df.withColumns({f"_jl_{k}": F.when(is_json, _first(text, paths[k])) for k in paths})
-    df = end_stage(df)
-    c = {k: F.col(f"_jl_{k}") for k in paths}
-    epoch_stamp = c["stamp"].rlike(EPOCH_DIGITS)
-    millis = F.coalesce(
-        c["ms"].try_cast("long"),
-        F.when(epoch_stamp, c["stamp"].try_cast("long")),
-        # try_: under ANSI an overflowing epochSecond would fail the task, not give no time.
-        F.try_add(
-            F.try_multiply(c["sec"].try_cast("long"), F.lit(1000)),
-            F.floor(F.coalesce(c["nanos"].try_cast("long"), F.lit(0)) / 1_000_000),
-        ),
-    )
-    when = F.coalesce(F.when(~epoch_stamp, c["stamp"]), _iso_from_ms(millis))
-    thrown = F.concat_ws(": ", c["thrown"], F.when(c["thrown"].isNotNull(), c["thrown_msg"]))
-    line = F.concat_ws(
-        " ",
-        F.concat(F.lit("["), when, F.lit("]")),
-        F.upper(c["level"]),
-        c["message"],
-        F.concat(F.lit("("), c["logger"], F.lit(")")),
-    )
-    layout = F.concat_ws("\n", line, F.nullif(thrown, F.lit("")))
-    return df.withColumn(out, F.when(c["message"].isNotNull(), layout).otherwise(text))
-
-
-# The same rewrite in Python: the reference classifier's (tests' oracle) copy.
+# The rewrite in Python: the reference classifier's (tests' oracle).
 
 
 def _get(doc: Any, path: Path) -> str | None:
@@ -166,8 +73,23 @@ def _py_first(doc: Any, paths: tuple[Path, ...]) -> str | None:
     return next((v for p in paths if (v := _get(doc, p)) is not None), None)
 
 
+_EPOCH_STAMP = re.compile(r"^\d{10,13}(?=(?:\r\n|[\n\r\x85\u2028\u2029])?\Z)", re.ASCII)
+""":data:`EPOCH_DIGITS` as java.util.regex reads it (the parser's, and Spark's ``rlike``): its
+``$`` also matches before a final line terminator, so ``"1557930014399\r\n"`` is an epoch
+(``reference.java_compile`` gives the same; not imported here: it imports this module)."""
+_TRIMMED = " \t\n\x0b\x0c\r\x85"
+"""What Spark's cast of a text to a number trims around it (blanks and ISO controls)."""
+
+
+def _epoch_ms(stamp: str) -> int | None:
+    """An epoch stamp's milliseconds, as Spark's ``try_cast`` reads its text (None where it
+    reads none)."""
+    digits = stamp.strip(_TRIMMED)
+    return int(digits) if digits.isascii() and digits.isdigit() else None
+
+
 def py_layout_text(text: str) -> str | None:
-    """The text :func:`with_layout_text` gives one entry (the time in UTC); None when the
+    """The text the parser's ``LayoutText`` gives one entry (the time in UTC); None when the
     entry is not a JSON layout's event."""
     try:
         doc = json.loads(text)
@@ -180,12 +102,12 @@ def py_layout_text(text: str) -> str | None:
     millis: int | None = None
     if (ms := _py_first(doc, EPOCH_MS)) is not None and ms.isdigit():
         millis = int(ms)
-    elif stamp is not None and re.match(EPOCH_DIGITS, stamp):
-        millis = int(stamp)
+    elif stamp is not None and _EPOCH_STAMP.search(stamp):
+        millis = _epoch_ms(stamp)
     elif (sec := _get(doc, EPOCH_SECOND)) is not None and sec.isdigit():
         nanos = _get(doc, NANO_OF_SECOND) or "0"
         millis = int(sec) * 1000 + (int(nanos) // 1_000_000 if nanos.isdigit() else 0)
-    when = stamp if stamp is not None and not re.match(EPOCH_DIGITS, stamp) else None
+    when = stamp if stamp is not None and not _EPOCH_STAMP.search(stamp) else None
     if when is None and millis is not None:
         try:
             when = datetime.fromtimestamp(millis / 1000, UTC).isoformat(timespec="milliseconds")

@@ -4,7 +4,7 @@ Each file is read by Spark's text source (``lineSep`` "\\n", so a stray carriage
 not split a line); lines are numbered in file order from the split offsets, and continuation
 lines (stack frames, JDK 8 GC detail blocks) are joined to the entry they continue, at most
 ``max_entry_lines`` lines to an entry. The entries then go through the same
-:func:`~kafka_health.parsing.events.parse_entries` as the streaming job's records.
+:func:`~kafka_health.parsing.udf.parse_entries` with the streaming job's Java parse.
 """
 
 from __future__ import annotations

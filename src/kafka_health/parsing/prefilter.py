@@ -2,7 +2,8 @@
 every match of that family's triggers contains, each started at its rarest byte, most of them
 searched only behind a token gate (below).
 
-Spark's ``contains`` walks the line once per text, comparing each byte with the text's first
+The parser (``Prefilter`` of the Java UDF) walks the line once per text, as Spark's
+``contains`` did when the parse was built-in functions, comparing each byte with the text's first
 byte and, on every hit, the rest of the text (``ByteArrayMethods.arrayEquals``). A text that
 starts with a byte common in log lines ("s", "e", a space, "[") is compared again and again:
 measured, those compares were 18 % of the job's executor CPU and the walks 12 % more (JFR,
@@ -89,7 +90,7 @@ def prefilter_anchors(
 ) -> dict[str, tuple[str, ...]] | None:
     """Per family (``kafka``, ``gc``): the anchors of all its patterns' trigger literals,
     each walked in every line of the family without the token gate (:func:`prefilter_gates`
-    splits them; tests and ``benchmarks/operation_costs.py`` compare with them). None when
+    splits them; tests compare with them). None when
     some trigger has no usable literal (then there is no prefilter)."""
     by_family = P.literals_by_family(patterns)
     if by_family is None:

@@ -1,8 +1,8 @@
 """The pattern table run by Python's ``re``: the tests' oracle and the benchmark's baseline.
 
-It classifies one entry exactly as :func:`~kafka_health.parsing.events.parse_entries` does
-(first matching pattern of the allowed families wins; a trigger without a full match is
-``malformed``) and returns the raw named groups. Unit conversion is Spark's job only.
+It classifies one entry exactly as the parser (the Java UDF, :mod:`kafka_health.parsing.udf`)
+does (first matching pattern of the allowed families wins; a trigger without a full match is
+``malformed``) and returns the raw named groups. Unit conversion is the parser's only.
 """
 
 from __future__ import annotations

@@ -62,12 +62,10 @@ generated, so a larger bound costs nothing until they exist."""
 JIT_OPTIONS = "-XX:-DontCompileHugeMethods"
 """HotSpot's JIT compiles a method of any size. By default it leaves one over 8,000 bytes of
 bytecode interpreted (``DontCompileHugeMethods``), and a whole-stage codegen stage's
-``processNext`` runs once per row: the parse plan was cut into 33 small stages to stay under
-that limit, and each boundary copies every row (25-30 % of the executor's CPU, JFR). With huge
-methods compiled, the plan's stages are as few as HotSpot's compilers take whole (C1 gives up
-on a method with too many values in it, C2 on one too large: ``parsing.matching.MATCH_CHUNK``),
-24 of them, the largest method 14 KB (BENCHMARKS.md). Set on the driver's JVM (which runs the
-tasks in local mode) and on the executors'."""
+``processNext`` runs once per row: the built-in parse plan (before the Java UDF) was cut into
+33 small stages to stay under that limit, each boundary copying every row (25-30 % of the
+executor's CPU, JFR; BENCHMARKS.md). Kept for the batch's aggregation and the canary's plan.
+Set on the driver's JVM (which runs the tasks in local mode) and on the executors'."""
 
 REDACTION_REGEX = r"(?i)secret|password|token|access[.]?key|jaas"
 """Spark's default (``secret|password|token|access[.]?key``) plus ``jaas``."""

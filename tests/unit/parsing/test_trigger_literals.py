@@ -83,7 +83,7 @@ def _unguarded_matches(
 
 def test_every_match_of_a_pattern_holds_its_own_trigger_and_literal() -> None:
     """The parse tries a pattern's regex only on a line that holds one of its trigger's
-    literals, and no longer asks the union of every trigger first (events.parse_entries): both
+    literals, and no longer asks the union of every trigger first (the parse): both
     are exact only while each pattern's matches are its trigger's matches too."""
     texts = [case.text for case in ALL_CASES]
     assert _unguarded_matches(P.ALL_PATTERNS, texts) == []

@@ -1,16 +1,17 @@
-"""Issue 59's way (a), the whole parse as a Java UDF (``benchmarks/jvm_udf_parse.py``), against
-today's built-in parse (way (c), ``parse_entries(decode_records(...))``), row for row, with the
-job's options and ``kafka-health parse``'s: the fixture logs (held-out ones included) as raw
-lines, as joined entries and inside each shipper's envelope, the envelope fixtures, the
-parser's case table, the hostile lines, the poison records, and records built to reach the
-corners of the decode (broken and partial JSON, repeated keys, JSON layouts, odd keys). CI size
-by default (2,000 hostile lines: ``tests/support/parse_corpora.py``); full size with
-``KAFKA_HEALTH_PARSE_FULL=1`` or ``benchmarks/parse_ab.py --check-full``."""
+"""The parse (the Java UDF, ``parsing.udf.parse_records``) against the Python reference
+(``parsing.reference.classify``, the tests' oracle), row for row: each decoded entry's outcome
+and event type as the reference reads the same text, over the fixture logs (held-out ones
+included) as raw lines, as joined entries and inside each shipper's envelope, the envelope
+fixtures, the parser's case table, the hostile lines, the poison records, and records built to
+reach the corners of the decode (broken and partial JSON, repeated keys, JSON layouts, odd
+keys). The rows of the decode and the fields: ``test_parsing_envelope*.py``,
+``test_parsing_events.py``. CI size by default (2,000 hostile lines:
+``tests/support/parse_corpora.py``); more with ``KAFKA_HEALTH_PARSE_FULL=1`` or
+``KAFKA_HEALTH_HOSTILE_LINES``."""
 
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
@@ -279,74 +280,84 @@ def frame(spark: Any, records: list[Record]) -> Any:
     return spark.createDataFrame(rows, SCHEMA).repartition(2)
 
 
+def hint_of(kind: str | None) -> str | None:
+    """The family a record's log kind hints (``Shapes.family``'s hint, as the reference
+    takes it)."""
+    from kafka_health.parsing.events import KAFKA_KINDS
+
+    kind = (kind or "").lower()
+    return "gc" if kind == "gc" else "kafka" if kind in KAFKA_KINDS else None
+
+
+def reference_reads(row: Any, kind: Kind, scan_chars: int) -> tuple[str, str | None]:
+    """What the Python reference (``parsing.reference.classify``) reads of a parsed row's
+    entry: (outcome, event type, or for ``malformed`` the event it looked like)."""
+    from kafka_health.parsing.reference import classify
+
+    c = classify(row["message"] or "", kind, scan_chars=scan_chars, hint=hint_of(row["kind"]))
+    return c.outcome, c.event
+
+
 def differences(
-    spark: Any, records: Any, config: ParsingConfig, job: bool, kind: Kind = "auto", show: int = 20
+    spark: Any, records: Any, config: ParsingConfig, kind: Kind = "auto", show: int = 20
 ) -> tuple[int, list[str]]:
-    """Rows compared, and the differences of way (a) from way (c) (column by column, by
-    offset), with the job's options (``job``) or ``kafka-health parse``'s; with the latter
-    and the default settings, also each kind of input the built-in rows do not show
+    """Rows compared, and the rows whose outcome and event type (for ``malformed``: the
+    event it looked like) the Java parse (``parsing.udf.parse_records``) reads otherwise than
+    the Python reference does of the same decoded entry. Rows the decode rejects (a bad-input
+    reason, which the reference has no decode for) and continuations are left out; with the
+    default settings, also each kind of input the rows do not show
     (``parse_corpora.uncovered``)."""
-    from benchmarks.jvm_udf_parse import parse_records
     from pyspark.sql import functions as F
 
-    from kafka_health.parsing.envelope import decode_records
-    from kafka_health.parsing.events import parse_entries
+    from kafka_health.parsing.udf import parse_records
 
-    entries = decode_records(records, config)
-    built = parse_entries(
-        entries, config, kind=kind, keep_message=not job, values_for_dead_letters_only=job
-    )
-    jvm = parse_records(
-        records, config, kind=kind, keep_message=not job, values_for_dead_letters_only=job
-    )
-    if job:
-        built, jvm = built.drop("host", "envelope"), jvm.drop("host", "envelope")
+    parsed = parse_records(records, config, kind=kind).cache()
     problems: list[str] = []
-    if built.schema.simpleString() != jvm.schema.simpleString():
-        problems.append(f"schema: {built.schema.simpleString()} != {jvm.schema.simpleString()}")
-        return 0, problems
-    built, jvm = built.cache(), jvm.cache()
     try:
-        rows = built.count()
-        if not job and kind == "auto" and config == ParsingConfig():
-            seen = built.select("envelope", "type", "outcome", "bad_reason").distinct()
+        rows = parsed.count()
+        if kind == "auto" and config == ParsingConfig():
+            seen = parsed.select("envelope", "type", "outcome", "bad_reason").distinct()
             problems += [f"not covered: {m}" for m in uncovered(r.asDict() for r in seen.collect())]
-        if jvm.count() != rows:
-            problems.append(f"rows: {rows} != {jvm.count()}")
-        joined = built.alias("c").join(jvm.alias("a"), "source_offset", "full_outer")
-        names = [c for c in built.columns if c != "source_offset"]
-        differs = F.array_compact(F.array(*[
-            F.when(~F.col(f"c.{n}").eqNullSafe(F.col(f"a.{n}")), F.lit(n)) for n in names
-        ]))  # fmt: skip
-        bad = joined.select("source_offset", differs.alias("columns")).where(F.size("columns") > 0)
-        total = bad.count()
-        shown = bad.orderBy("source_offset").limit(show).collect() if total else []
-        for row in shown:
-            offset = row["source_offset"]
-            for name in row["columns"]:
-                c = built.where(F.col("source_offset") == offset).select(name).first()
-                a = jvm.where(F.col("source_offset") == offset).select(name).first()
-                problems.append(f"offset {offset} {name}: built-in {c} jvm {a}")
+        compared = parsed.where(
+            F.col("bad_reason").isNull()
+            & ~F.coalesce(F.col("reason") == "continuation", F.lit(False))
+        ).select("source_offset", "message", "kind", "outcome", "reason", "type")
+        total = 0
+        for row in compared.toLocalIterator():
+            got = (row["outcome"], row["reason"] if row["outcome"] == "malformed" else row["type"])
+            want = reference_reads(row, kind, config.scan_chars)
+            if got != want:
+                total += 1
+                if total <= show:
+                    text = (row["message"] or "")[:200]
+                    problems.append(
+                        f"offset {row['source_offset']}: java {got} reference {want}: {text!r}"
+                    )
         if total:
             problems.append(f"{total} rows differ")
     finally:
-        built.unpersist()
-        jvm.unpersist()
+        parsed.unpersist()
     return rows, problems
 
 
-@pytest.fixture(scope="module")
-def records(spark: Any) -> Any:
-    if shutil.which("mvn") is None:
-        pytest.skip("Maven builds the JVM parser's jar")
-    return frame(spark, all_records()).cache()
-
-
-@pytest.mark.parametrize("job", [True, False], ids=["job", "parse"])
-def test_jvm_parse_gives_the_built_in_rows(spark: Any, records: Any, job: bool) -> None:
-    rows, problems = differences(spark, records, ParsingConfig(), job)
+def test_the_java_parse_reads_every_corpus_as_the_python_reference(spark: Any) -> None:
+    rows, problems = differences(spark, frame(spark, all_records()), ParsingConfig())
     assert rows > HOSTILE_LINES
     assert problems == [], "\n".join(problems)
+
+
+def test_the_job_keeps_the_rows_of_parse_but_the_message(spark: Any) -> None:
+    """The job's options (no message; the raw value and the file only where a row may be a
+    dead letter) change no outcome, reason, type, field or time."""
+    from kafka_health.parsing.udf import parse_records
+
+    records = frame(spark, [*case_records(), *corner_records(), *poison_records()])
+    full = parse_records(records)
+    job = parse_records(records, keep_message=False, values_for_dead_letters_only=True)
+    assert "message" not in job.columns
+    same = [c for c in job.columns if c not in ("source_value", "file")]
+    assert job.select(*same).exceptAll(full.select(*same)).count() == 0
+    assert full.select(*same).exceptAll(job.select(*same)).count() == 0
 
 
 @pytest.mark.parametrize("kind", ["kafka", "gc"])
@@ -358,6 +369,6 @@ def test_a_forced_family_and_other_settings_too(spark: Any, kind: Kind) -> None:
         max_entry_bytes=4096, scan_chars=300, log_timezone="Asia/Kolkata",
     )  # fmt: skip
     sample = [*fixture_records()[::4], *case_records(), *corner_records(), *hostile_records(2000)]
-    rows, problems = differences(spark, frame(spark, sample), config, job=False, kind=kind)
+    rows, problems = differences(spark, frame(spark, sample), config, kind=kind)
     assert rows == len(sample)
     assert problems == [], "\n".join(problems)
