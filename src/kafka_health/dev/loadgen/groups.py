@@ -17,13 +17,18 @@ groups are read through its admin API, not from a topic).
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import time
+from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 from kafka.protocol.consumer.metadata import ConsumerProtocolAssignment
 
 from kafka_health.consumer_groups.config import ConsumerGroupsConfig, GroupObjective
 from kafka_health.dev.fake_group_admin import FakeCluster, FakeGroup, FakeGroupAdmin, cpu
+from kafka_health.model import Signal
 
 T0 = 1_700_000_000.0
 INTERVAL_S = 5.0
@@ -145,3 +150,103 @@ class LiveGroupAdmin(FakeGroupAdmin):
     @property
     def decode_s(self) -> float:
         return self._manager.decode_s
+
+
+def spread(values: Sequence[float]) -> dict[str, float]:
+    """p50, p95 and max of ``values`` (0 when empty), rounded to ms; the rank as ``bench
+    throughput``'s batch p95 has always taken it (``round(q * (n - 1))``)."""
+    ordered = sorted(values) or [0.0]
+
+    def rank(q: float) -> float:
+        return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+    return {"p50": round(rank(0.5), 3), "p95": round(rank(0.95), 3), "max": round(ordered[-1], 3)}
+
+
+class RoundsSeen:
+    """A sink of the job's signals (``MonitorJob(sinks=...)``): the consumer-group rounds its
+    publishes showed, so on the board (``rounds``: each successful round's time, from
+    ``consumer_groups_round_failing``, and its duration as the poller measured it), and the
+    groups' verdicts in the last publish that had any."""
+
+    def __init__(self) -> None:
+        self.rounds: dict[float, float] = {}
+        self.verdicts: dict[str, int] = {}
+
+    def publish(self, signals: list[Signal], snapshot: bool = True) -> None:
+        verdicts: Counter[str] = Counter()
+        for s in signals:
+            if s.name == "consumergroup_status":
+                verdicts[s.label("verdict") or "?"] += 1
+            elif s.name == "consumer_groups_round_failing" and not s.value:
+                self.rounds.setdefault(s.at, float(s.details.get("duration_s") or 0.0))
+        if verdicts:
+            self.verdicts = dict(verdicts)
+
+    def reached(self, wall: float) -> float | None:
+        """The duration of the round that began at ``wall`` (as the fake admin recorded its
+        first request) if a publish showed it, else None. The poller takes a round's time
+        just before the request (to the ms, truncated): at most :data:`TAKEN_BEFORE_S`
+        earlier."""
+        times = sorted(self.rounds)
+        i = bisect.bisect_right(times, wall) - 1
+        if i < 0 or wall - times[i] > TAKEN_BEFORE_S:
+            return None
+        return self.rounds[times[i]]
+
+
+TAKEN_BEFORE_S = 1.0
+"""How long before the fake admin sees a round's first request the poller may have taken its
+time (a new admin client made in between; rounds are :data:`INTERVAL_S` apart)."""
+
+
+class GroupsLoad:
+    """``bench throughput --groups``: the simulated groups (started on the wall clock now),
+    the job's settings for them (``config``: :func:`scale_config`, rounds every
+    ``interval_s``), their admin client for the job (``MonitorJob(groups_admin=
+    load.make_admin)``, so the job runs its own poller, source and board on them) and the
+    sink that sees what reached the board (``MonitorJob(sinks=[load.seen])``)."""
+
+    def __init__(self, groups: int, per_group: int, interval_s: float = INTERVAL_S) -> None:
+        self.config = scale_config(interval_s)
+        self.world = GroupsWorld(groups, per_group, start=time.time())
+        self.admin = LiveGroupAdmin(self.world)
+        self.seen = RoundsSeen()
+
+    def make_admin(self) -> LiveGroupAdmin:
+        return self.admin
+
+    def wait_published(self, until: float, timeout_s: float) -> None:
+        """Wait (at most ``timeout_s``) until the last round begun by the monotonic ``until``
+        was published, or is known not to have been (a later one was)."""
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            began = [wall for mono, wall in list(self.admin.starts) if mono <= until]
+            if not began or self.seen.reached(began[-1]) is not None:
+                return
+            if any(t > began[-1] for t in list(self.seen.rounds)):
+                return
+            time.sleep(0.2)
+
+    def figures(self, since: float, until: float) -> dict[str, Any]:
+        """The rounds begun between the monotonic ``since`` and ``until``: the time between
+        their starts, their durations, how many reached the board; the fake's own CPU a round
+        (what the brokers would do: the world's commits, building and encoding the answers)
+        and kafka-python's decoding of the answers (the driver's, as with a real cluster)."""
+        starts = list(self.admin.starts)
+        window = [(mono, wall) for mono, wall in starts if since <= mono <= until]
+        gaps = [b[0] - a[0] for a, b in itertools.pairwise(window)]
+        durations = [d for d in (self.seen.reached(wall) for _, wall in window) if d is not None]
+        rounds = max(1, len(starts))
+        return {
+            "groups": len(self.world.names),
+            "partitions": len(self.world.names) * self.world.per_group,
+            "interval_s": self.config.interval_s,
+            "rounds": len(window),
+            "rounds_reached_board": len(durations),
+            "round_interval_s": spread(gaps),
+            "round_duration_s": spread(durations),
+            "fake_answers_cpu_s_per_round": round(self.admin.fake_s / rounds, 3),
+            "decode_cpu_s_per_round": round(self.admin.decode_s / rounds, 3),
+            "verdicts_last_publish": dict(sorted(self.seen.verdicts.items())),
+        }
