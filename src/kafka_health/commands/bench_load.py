@@ -105,10 +105,10 @@ def add_throughput_arguments(sub: Any) -> None:
     tp.add_argument(
         "--groups", type=int, default=0, metavar="N",
         help="sustained part: the job's consumer-group poller reads N simulated groups, "
-        "each stopping now and then (simulated in this process: a fake admin client "
-        "answering with kafka-python's own responses; 'bench load' cannot carry consumer "
-        "traffic to a running job); reports its rounds' interval and duration and how many "
-        "reached the job's board (default 0: the local Kafka's groups)",
+        "each stopping now and then (simulated: the job's admin client a fake, answered "
+        "with kafka-python's own responses by a process of its own; 'bench load' cannot "
+        "carry consumer traffic to a running job); reports its rounds' interval and "
+        "duration and how many reached the job's board (default 0: the local Kafka's groups)",
     )  # fmt: skip
     tp.add_argument("--partitions-per-group", type=int, default=10, metavar="P",
                     help="with --groups: partitions each group reads, its own")  # fmt: skip

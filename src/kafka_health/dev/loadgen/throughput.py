@@ -16,9 +16,10 @@ and a plain-Python monitor, on the same data, in one run.
    ``sustained_seconds``: the batch durations' p50 and p95 after the first third. With
    ``groups`` (``--groups``), the job's consumer-group poller reads that many simulated groups
    meanwhile (:mod:`~kafka_health.dev.loadgen.groups`: its own poller, source, lag table and
-   board, only the admin client a fake answering with kafka-python's own responses, in this
-   process: ``bench load`` cannot carry them); the rounds' interval, duration, and how many
-   reached the board (a publish of the job showed them) are reported beside the batches.
+   board, only the admin client a fake, answered with kafka-python's own responses by a
+   process of its own; ``bench load`` cannot carry them); the rounds' interval, duration,
+   and how many reached the board (a publish of the job showed them) are reported beside
+   the batches.
 
 Rates of Spark queries are the records of their batches over the batches' durations
 (``StreamingQueryProgress``), so the query's start-up is not counted against it; the plain
@@ -226,14 +227,18 @@ def sustained(
         until = time.monotonic()
         if load.returncode != 0:
             raise RuntimeError(f"bench load failed: {load.stderr[-2000:]}")
+        rounds = None
         if groups is not None:  # the last round begun under the load: published?
             groups.wait_published(until, 2 * groups.config.interval_s + 5)
+            rounds = groups.figures(since, until)
     finally:
         stop.set()
         runner.join(timeout=120)
+        if groups is not None:
+            groups.close()
     batches = progress.by_query.get("monitor", [])[before:]
     durations = [p.batchDuration / 1000 for p in batches[len(batches) // 3 :]]
-    return Sustained(durations, groups.figures(since, until) if groups is not None else None)
+    return Sustained(durations, rounds)
 
 
 WARM_UP_PASSES = 3

@@ -14,11 +14,14 @@ import pytest
 from kafka_health.cli import build_parser
 from kafka_health.commands.bench_load import throughput_plan
 from kafka_health.config import MonitorConfig
+from kafka_health.dev.fake_group_admin import FakeManager
 from kafka_health.dev.loadgen.groups import (
     RATE,
+    VERSIONS,
+    Answers,
     GroupsLoad,
     GroupsWorld,
-    LiveGroupAdmin,
+    RemoteGroupAdmin,
     RoundsSeen,
     spread,
 )
@@ -50,6 +53,36 @@ def test_the_live_world_moves_with_the_clock_and_stops_some_groups() -> None:
     assert len(moved) == 36  # 4 of every 40 stopped: their commits stayed at round 1's
 
 
+def test_an_answer_asked_again_carries_the_offsets_of_now() -> None:
+    """The answering process builds an answer once, then writes each round's offsets into its
+    bytes: the same bytes as an answer built anew from the world."""
+    from kafka.protocol.consumer import ListOffsetsRequest, OffsetFetchRequest
+
+    world = GroupsWorld(40, 3, start=1000.0)
+    world.advance(1000.0)
+    answers = Answers(world)
+    G = OffsetFetchRequest.OffsetFetchRequestGroup
+    fetch = OffsetFetchRequest(groups=[G(group_id=g, topics=None) for g in world.names[:7]])
+    T = ListOffsetsRequest.ListOffsetsTopic
+    P = T.ListOffsetsPartition
+    latest = ListOffsetsRequest(isolation_level=0, topics=[
+        T(name="topic-0000", partitions=[P(partition_index=p, timestamp=-1) for p in range(9)])
+    ])  # fmt: skip
+    asked = [(fetch, 1), (latest, 2)]
+    first = [answers.answer(type(r).__name__, VERSIONS[type(r).__name__], node,
+                            bytes(r.encode(version=VERSIONS[type(r).__name__])))
+             for r, node in asked]  # fmt: skip
+    world.advance(1012.5)  # 4 of every 40 groups stopped: their offsets stay
+    for (request, node), before in zip(asked, first, strict=True):
+        name = type(request).__name__
+        data = bytes(request.encode(version=VERSIONS[name]))
+        again = answers.answer(name, VERSIONS[name], node, data)
+        decoded = type(request).decode(data, version=VERSIONS[name])
+        fresh = bytes(getattr(FakeManager(world), name)(decoded, node).encode())
+        assert again == fresh
+        assert again != before  # the offsets moved
+
+
 def a_round_signal(at: float, duration_s: float, failing: float = 0.0) -> Signal:
     return Signal("consumer_groups_round_failing", (), failing, at, {"duration_s": duration_s})
 
@@ -69,11 +102,14 @@ def test_rounds_reach_the_board_when_a_publish_showed_them() -> None:
 
 def test_the_figures_count_the_rounds_under_the_load() -> None:
     load = GroupsLoad(3, 1)
-    load.admin.starts[:] = [(10.0, 1000.0), (15.0, 1005.0), (20.1, 1010.1), (25.0, 1015.0),
-                            (40.0, 1030.0)]  # fmt: skip
-    for at, took in ((999.999, 0.3), (1004.999, 0.2), (1010.1, 0.6)):  # 1015 never published
-        load.seen.publish([a_round_signal(at, took)])
-    figures = load.figures(since=12.0, until=30.0)
+    try:
+        load.admin.starts[:] = [(10.0, 1000.0), (15.0, 1005.0), (20.1, 1010.1), (25.0, 1015.0),
+                                (40.0, 1030.0)]  # fmt: skip
+        for at, took in ((999.999, 0.3), (1004.999, 0.2), (1010.1, 0.6)):  # 1015: unpublished
+            load.seen.publish([a_round_signal(at, took)])
+        figures = load.figures(since=12.0, until=30.0)
+    finally:
+        load.close()
     assert (figures["rounds"], figures["rounds_reached_board"]) == (3, 2)
     assert figures["round_interval_s"] == {"p50": 4.9, "p95": 5.1, "max": 5.1}
     assert figures["round_duration_s"]["max"] == 0.6
@@ -88,8 +124,8 @@ def test_spread_ranks_as_the_batch_p95_always_has() -> None:
 
 def test_the_jobs_own_poller_reads_the_simulated_groups_into_its_board() -> None:
     """The job's poller, source, lag table, board and publisher, only the admin client the
-    fake (``MonitorJob(groups_admin=...)``): every round on the poller's thread reaches a
-    publish, at its interval."""
+    fake (``MonitorJob(groups_admin=...)``), answering from a process of its own: every round
+    on the poller's thread reaches a publish, at its interval, every group in it."""
     load = GroupsLoad(60, 2, interval_s=1.0)
     config = dataclasses.replace(
         MonitorConfig().with_bootstrap(["localhost:9"]), consumer_groups=load.config
@@ -97,7 +133,7 @@ def test_the_jobs_own_poller_reads_the_simulated_groups_into_its_board() -> None
     spark: Any = SimpleNamespace(sparkContext=SimpleNamespace(defaultParallelism=2))
     job = MonitorJob(spark, config, [load.seen], groups_admin=load.make_admin)
     (poller,) = job._groups_poller()
-    assert isinstance(poller.source._admin(), LiveGroupAdmin)  # type: ignore[attr-defined]
+    assert isinstance(poller.source._admin(), RemoteGroupAdmin)  # type: ignore[attr-defined]
     stop = threading.Event()
     publishing = job.publisher.start(stop, 0.5)
     since = time.monotonic()
@@ -110,7 +146,10 @@ def test_the_jobs_own_poller_reads_the_simulated_groups_into_its_board() -> None
         poller.stop()
         stop.set()
         job.publisher.finish(publishing)
-    figures = load.figures(since, until)
+    try:
+        figures = load.figures(since, until)
+    finally:
+        load.close()
     assert figures["rounds"] == 3
     assert figures["rounds_reached_board"] == 3
     assert figures["round_interval_s"]["max"] == pytest.approx(1.0, abs=0.3)
