@@ -16,12 +16,11 @@ The consumer traffic reaches only a job whose admin client is the fake
 to a running job's topics from another process, cannot carry it (a real cluster's groups are
 read through its admin API, not from a topic).
 
-What the driver does with a real cluster, it does here: it encodes each request and decodes
-each answer with kafka-python, the metadata of the topics read too (``to_dict``, as
-``KafkaAdminClient._get_cluster_metadata`` does). What the brokers do (keep the offsets, build
-and encode the answers) is done by another process, cheaply (:class:`Answers`: about 0.25 s
-of CPU a round at 10,000 groups over 100,000 partitions, after a first round of 4.6 s),
-so that on a machine of two cores it takes little from the job being measured.
+What the driver does with a real cluster, it does here: it encodes each request and decodes each
+answer with kafka-python, the metadata of the topics read too. What the brokers do (keep the
+offsets, build and encode the answers) is done by another process, cheaply (:class:`Answers`: about
+0.25 s of CPU a round at 10,000 groups over 100,000 partitions, after a first round of 4.6 s), so
+that on a machine of two cores it takes little from the job being measured.
 """
 
 from __future__ import annotations
@@ -170,25 +169,6 @@ def _classes() -> dict[str, tuple[Any, Any]]:
     return {request.__name__: (request, response) for request, response in pairs}
 
 
-def _metadata(world: GroupsWorld, request: Any) -> Any:
-    """A MetadataResponse (v8) of the world's brokers and the topics asked for."""
-    from kafka.protocol.metadata import MetadataResponse as R
-
-    B, T = R.MetadataResponseBroker, R.MetadataResponseTopic
-    P = T.MetadataResponsePartition
-    brokers = [B(node_id=b, host=f"broker-{b}", port=9092, rack=None) for b in world.brokers]
-    topics = [
-        T(error_code=0, name=t.name, is_internal=False, partitions=[
-            P(error_code=0, partition_index=p, leader_id=leader, leader_epoch=0,
-              replica_nodes=[leader], isr_nodes=[leader], offline_replicas=[])
-            for p, leader in world.leaders[t.name].items()
-        ])
-        for t in request.topics or () if t.name in world.leaders
-    ]  # fmt: skip
-    return R(version=8, throttle_time_ms=0, brokers=brokers, cluster_id="simulated",
-             controller_id=world.brokers[0], topics=topics)  # fmt: skip
-
-
 MARK = 0x5EED_F00D_0000_0000
 """An offset's marker in an answer's first encoding: this, plus its place in the answer's
 list of offsets (the high four bytes found in the bytes, the low four say which)."""
@@ -257,8 +237,6 @@ class Answers:
         self, name: str, version: int, node: int | None, data: bytes
     ) -> tuple[bytes, list[tuple[int, Mark]]]:
         request = self.classes[name][0].decode(data, version=version)
-        if name == "MetadataRequest":
-            return bytes(_metadata(self.world, request).encode()), []
         if name not in self.OFFSETS:
             return bytes(getattr(FakeManager(self.world), name)(request, node).encode()), []
         groups = [g.group_id for g in request.groups] if name == "OffsetFetchRequest" else []
@@ -310,6 +288,7 @@ class RemoteManager:
 
     def __init__(self, conn: Connection) -> None:
         self.conn = conn
+        self.starts: list[tuple[float, float]] = []
         self.decode_s = 0.0
         self.broker_version_data = self
         self._lock = threading.Lock()
@@ -330,6 +309,10 @@ class RemoteManager:
         name = type(request).__name__
         version = VERSIONS[name]
         data = bytes(request.encode(version=version))
+        if name == "MetadataRequest" and not request.topics:  # a round's first request
+            now = time.time()
+            self.starts.append((time.monotonic(), now))
+            self.call(("advance", now))
         try:
             answer = self.call((name, version, node_id, data))
         except Exception as exc:
@@ -346,12 +329,12 @@ class RemoteGroupAdmin:
     :class:`GroupsWorld` in a process of its own (spawned; :func:`serve_answers`) on the wall
     clock: as a cluster's brokers would, it builds the answers off the driver's interpreter,
     which encodes the requests and decodes the answers, the metadata's too, as kafka-python's
-    admin client does. A round begins with the source's metadata request for no topic (it
-    asks for the brokers first): the world moves to now and the round's start is recorded
-    (``starts``: monotonic and wall seconds). ``decode_s``: the driver's CPU decoding the
-    answers; :meth:`answering_cpu_s`: the answering process's CPU so far. :meth:`shutdown`
-    ends the process (``close`` is the source's, which makes a new client after a failed
-    round: it gets this one again)."""
+    admin client does (on the source's requests: :class:`RemoteManager`). A round begins with
+    the source's metadata request for no topic (it asks for the brokers first): the world moves
+    to now and the round's start is recorded (``starts``: monotonic and wall seconds).
+    ``decode_s``: the driver's CPU decoding the answers; :meth:`answering_cpu_s`: the answering
+    process's CPU so far. :meth:`shutdown` ends the process (``close`` is the source's, which
+    makes a new client after a failed round: it gets this one again)."""
 
     def __init__(self, groups: int, per_group: int, start: float) -> None:
         context = multiprocessing.get_context("spawn")  # the driver runs threads and a JVM
@@ -365,25 +348,11 @@ class RemoteGroupAdmin:
         if not self._conn.poll(600) or self._conn.recv_bytes() != b"+":
             raise RuntimeError("the simulated groups' process did not start")
         self._manager = RemoteManager(self._conn)
-        self.starts: list[tuple[float, float]] = []
         self.closed = 0
 
-    async def _get_cluster_metadata(self, topics: list[str]) -> dict[str, Any]:
-        from kafka.protocol.metadata import MetadataRequest
-
-        if not topics:
-            now = time.time()
-            self.starts.append((time.monotonic(), now))
-            self._manager.call(("advance", now))
-        request = MetadataRequest(
-            topics=[MetadataRequest.MetadataRequestTopic(name=t) for t in topics],
-            allow_auto_topic_creation=False,
-            include_cluster_authorized_operations=True,
-            include_topic_authorized_operations=True,
-        )
-        response = await self._manager.send(request)
-        metadata: dict[str, Any] = response.to_dict()
-        return metadata
+    @property
+    def starts(self) -> list[tuple[float, float]]:
+        return self._manager.starts
 
     @property
     def decode_s(self) -> float:
