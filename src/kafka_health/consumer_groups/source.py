@@ -23,7 +23,9 @@ all on the admin client's own I/O thread (its connections, with the cluster's TL
    only for the partitions it leads (``NOT_LEADER_OR_FOLLOWER`` otherwise), so a partition
    answered was led by the broker it was asked of; a partition whose answer failed (an error,
    or no answer) has its topic's Metadata asked again in the same round, and is asked again of
-   its new leader when it moved.
+   its new leader when it moved. A ListOffsets request is sent again the next round, its
+   encoding kept, while its leader's partitions stay the same (made again when they change,
+   or when it failed).
 
 A group whose describe or offsets fail is an observation with ``error``; a partition whose
 leader did not answer has no ``log_start``/``log_end``. Only a round where no broker could be
@@ -32,7 +34,9 @@ listed fails as a whole (:meth:`AdminGroupsSource.poll` raises).
 
 from __future__ import annotations
 
+import functools
 import logging
+import struct
 from collections import defaultdict, deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -64,6 +68,8 @@ STATES = {
 OFFSETS_READ = ("classic", "consumer", "streams")
 """Group types whose committed offsets OffsetFetch returns (share groups keep theirs apart)."""
 TP = tuple[str, int]
+Kept = tuple[int, int, tuple[TP, ...]]
+"""A ListOffsets request kept between rounds: its leader, spec (earliest, latest), partitions."""
 LEADERS_EVERY = 12
 """Rounds between two Metadata requests for every topic read (a minute at 5 s); between them
 only the topics whose leaders are unknown or were found wrong are asked (:class:`Leaders`)."""
@@ -174,6 +180,7 @@ class AdminGroupsSource:
         self.settings = settings
         self._last_listed: dict[str, Listed] = {}
         self.leaders = Leaders()
+        self._requests: dict[Kept, Any] = {}
 
         def make() -> Any:
             from kafka import KafkaAdminClient
@@ -189,13 +196,14 @@ class AdminGroupsSource:
         if admin is None:
             raise ConnectionError("no admin client for the consumer groups yet")
         try:
-            round_: GroupsRound = admin._manager.run(
-                _Round(admin, self.settings, self.leaders).run, at_ms, self
-            )
+            asked = _Round(admin, self.settings, self.leaders, self._requests)
+            round_: GroupsRound = admin._manager.run(asked.run, at_ms, self)
+            self._requests = asked.requests_used
             return round_
         except Exception:
             self._admin.close(1.0)
             self.leaders = Leaders()  # a new client: learn them again
+            self._requests = {}
             raise
 
     def close(self) -> None:
@@ -205,10 +213,20 @@ class AdminGroupsSource:
 class _Round:
     """One round's requests on the admin client's I/O thread."""
 
-    def __init__(self, admin: Any, settings: ConsumerGroupsConfig, leaders: Leaders) -> None:
+    def __init__(
+        self,
+        admin: Any,
+        settings: ConsumerGroupsConfig,
+        leaders: Leaders,
+        requests: dict[Kept, Any],
+    ) -> None:
+        """``requests``: the last round's ListOffsets requests by leader, spec and
+        partitions (sent again as they are); ``requests_used``: this round's."""
         self.admin = admin
         self.settings = settings
         self.leaders = leaders
+        self.requests = requests
+        self.requests_used: dict[Kept, Any] = {}
         self.send = admin._manager.send
 
     async def metadata(self, topics: list[str]) -> Any:
@@ -373,16 +391,23 @@ class _Round:
         for key, known in leaders.items():
             if known is not None:
                 by_leader[known].append(key)
-        requests: list[tuple[OffsetSpec, int, Any]] = []
+        requests: list[tuple[OffsetSpec, int, Any, Kept]] = []
+        made, used = self.requests, self.requests_used
         for leader, keys in by_leader.items():
             for start in range(0, len(keys), BATCH_PARTITIONS):
-                chunk = keys[start : start + BATCH_PARTITIONS]
+                chunk = tuple(keys[start : start + BATCH_PARTITIONS])
                 for spec in (OffsetSpec.EARLIEST, OffsetSpec.LATEST):
-                    requests.append((spec, leader, _offsets_request(chunk, spec)))
-        answers = await _exchange(self.send, [(node, req) for _, node, req in requests])
-        for (spec, _, _), answer in zip(requests, answers, strict=True):
+                    asked = (leader, int(spec), chunk)
+                    request = made.get(asked)
+                    if request is None:
+                        request = _offsets_request(chunk, spec)
+                    used[asked] = request
+                    requests.append((spec, leader, request, asked))
+        answers = await _exchange(self.send, [(r[1], r[2]) for r in requests])
+        for (spec, _, _, asked), answer in zip(requests, answers, strict=True):
             if isinstance(answer, Exception):
                 log.debug("ListOffsets failed: %s", why(answer))
+                used.pop(asked, None)  # made again (its version asked again) next round
                 continue
             into = starts if spec == OffsetSpec.EARLIEST else ends
             for topic in answer.topics:
@@ -462,9 +487,36 @@ _PARTITION_SPECS: dict[tuple[int, int], Any] = {}
 no topic, and a request's encoding only reads them)."""
 
 
-def _offsets_request(keys: list[TP], spec: Any) -> Any:
+@functools.cache
+def _list_offsets_class() -> Any:
+    """kafka-python's ListOffsetsRequest, its encoding kept (:func:`_offsets_request`)."""
+    from kafka.protocol.consumer import ListOffsetsRequest
+
+    class KeptListOffsetsRequest(ListOffsetsRequest, init=False):  # type: ignore[misc,call-arg]
+        """A ListOffsetsRequest whose body is encoded once a version: a round asks the same
+        partitions of the same leader again, and its fields are never changed once made.
+        Only the header (its correlation id) is encoded for each send."""
+
+        def encode(self, version: int | None = None, header: bool = False,
+                   framed: bool = False) -> bytes:  # fmt: skip
+            if version is not None:
+                self.API_VERSION = version
+            kept: dict[int, bytes] = self.__dict__.setdefault("kept", {})
+            body = kept.get(self.API_VERSION)
+            if body is None:
+                body = kept[self.API_VERSION] = bytes(super().encode())
+            if header:
+                flexible = self.flexible_version_q(self.API_VERSION)
+                body = bytes(self.encode_header(flexible=flexible)) + body
+            return struct.pack(">i", len(body)) + body if framed else body
+
+    return KeptListOffsetsRequest
+
+
+def _offsets_request(keys: Iterable[TP], spec: Any) -> Any:
     """A ListOffsets request for ``spec`` (earliest or latest) of ``keys``, read uncommitted,
-    as kafka-python's admin builds it, without its per-partition objects."""
+    as kafka-python's admin builds it, without its per-partition objects; its encoding kept
+    (:class:`_Round` sends it again while its leader's partitions stay the same)."""
     from kafka.protocol.consumer import ListOffsetsRequest
 
     topic_type = ListOffsetsRequest.ListOffsetsTopic
@@ -478,7 +530,7 @@ def _offsets_request(keys: list[TP], spec: Any) -> Any:
                                                              timestamp=spec)  # fmt: skip
         by_topic[topic].append(entry)
     topics = [topic_type(name=name, partitions=parts) for name, parts in by_topic.items()]
-    return ListOffsetsRequest(isolation_level=0, topics=topics, min_version=0)
+    return _list_offsets_class()(isolation_level=0, topics=topics, min_version=0)
 
 
 def _read_description(kind: str, answer: Any, out: dict[str, Described]) -> None:

@@ -99,7 +99,7 @@ class FakeManager:
         raise AssertionError("a fake future was not done")
 
     def send(self, request: Any, node_id: int | None = None) -> Future:
-        name = type(request).__name__
+        name = request.name  # the API's (a subclass of the request keeps it)
         self.sent.append((name, node_id))
         if node_id is None:  # the least loaded broker: Metadata only
             assert name == "MetadataRequest", name

@@ -5,6 +5,8 @@ would observe."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from kafka.errors import KafkaTimeoutError
 
@@ -129,3 +131,85 @@ def test_observations_are_the_same_as_asking_every_round() -> None:
         every.leaders.rounds = 0  # every round a first one: all topics asked
         assert kept.poll(at).groups == every.poll(at).groups
     assert isinstance(kept.poll(7).groups[0].partitions[0], PartitionOffsets)
+
+
+# ------------------------------------------------------------- ListOffsets requests kept
+
+
+def offsets_requests(admin: FakeGroupAdmin) -> list[tuple[int, Any]]:
+    """Record the ListOffsets requests sent from now on, with their broker."""
+    seen: list[tuple[int, Any]] = []
+    send = admin._manager.send
+
+    def recording(request: Any, node_id: int | None = None) -> Any:
+        if request.name == "ListOffsetsRequest":
+            assert node_id is not None
+            seen.append((node_id, request))
+        return send(request, node_id)
+
+    admin._manager.send = recording  # type: ignore[method-assign]
+    return seen
+
+
+def test_the_same_partitions_are_asked_with_the_same_requests() -> None:
+    src, admin = setup()
+    seen = offsets_requests(admin)
+    partitions(src, 1)
+    first = list(seen)
+    seen.clear()
+    partitions(src, 2)
+    assert [(n, id(r)) for n, r in seen] == [(n, id(r)) for n, r in first]
+
+
+def test_requests_are_made_again_where_the_partitions_changed() -> None:
+    src, admin = setup()
+    seen = offsets_requests(admin)
+    partitions(src, 1)
+    first = dict((n, r) for n, r in seen if r.topics[0].partitions[0].timestamp == -1)
+    seen.clear()
+    admin.cluster.leaders["t"][2] = 2  # the group reads a partition more, led by 2
+    admin.cluster.log_end[("t", 2)] = 4
+    admin.cluster.groups["a"].committed[("t", 2)] = 1
+    assert partitions(src, 2)[-1] == ("t", 2, 2, 4)
+    latest = dict((n, r) for n, r in seen if r.topics[0].partitions[0].timestamp == -1)
+    assert latest[1] is first[1], "broker 1's partitions did not change"
+    assert latest[2] is not first[2]
+    assert sorted(p.partition_index for p in latest[2].topics[0].partitions) == [1, 2]
+
+
+def test_a_failed_request_is_made_again_next_round() -> None:
+    src, admin = setup()
+    seen = offsets_requests(admin)
+    partitions(src, 1)
+    first = {id(r) for n, r in seen if n == 2}
+    admin._manager.fail[("ListOffsetsRequest", 2)] = KafkaTimeoutError()
+    partitions(src, 2)
+    del admin._manager.fail[("ListOffsetsRequest", 2)]
+    seen.clear()
+    assert partitions(src, 3) == [("t", 0, 1, 30), ("t", 1, 2, 9)]
+    assert not first & {id(r) for n, r in seen if n == 2}
+
+
+@pytest.mark.parametrize("version", [0, 4, 9])
+def test_a_kept_request_encodes_as_kafka_pythons_own(version: int) -> None:
+    from kafka.protocol.consumer import ListOffsetsRequest
+
+    from kafka_health.consumer_groups.source import _offsets_request
+
+    keys = [("t", 0), ("t", 1), ("u", 3)]
+    kept = _offsets_request(keys, -1)
+    T = ListOffsetsRequest.ListOffsetsTopic
+    P = T.ListOffsetsPartition
+    own = ListOffsetsRequest(isolation_level=0, min_version=0, topics=[
+        T(name="t", partitions=[P(partition_index=0, timestamp=-1),
+                                P(partition_index=1, timestamp=-1)]),
+        T(name="u", partitions=[P(partition_index=3, timestamp=-1)]),
+    ])  # fmt: skip
+    for correlation_id in (7, 8):  # sent twice: the header made anew, the body kept
+        for request in (kept, own):
+            request.API_VERSION = version
+            request.with_header(correlation_id=correlation_id, client_id="kafka-health")
+        assert bytes(kept.encode(header=True, framed=True)) == bytes(
+            own.encode(header=True, framed=True)
+        )
+        assert bytes(kept.encode(version=version)) == bytes(own.encode(version=version))

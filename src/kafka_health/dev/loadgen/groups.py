@@ -295,7 +295,7 @@ class RemoteManager:
         self._classes = _classes()
 
     def api_version(self, request: Any) -> int:
-        return VERSIONS[request.__name__ if isinstance(request, type) else type(request).__name__]
+        return VERSIONS[request.name]
 
     def call(self, message: tuple[Any, ...]) -> bytes:
         with self._lock:
@@ -306,7 +306,7 @@ class RemoteManager:
         return answer[1:]
 
     def send(self, request: Any, node_id: int | None = None) -> Future:
-        name = type(request).__name__
+        name = request.name
         version = VERSIONS[name]
         data = bytes(request.encode(version=version))
         if name == "MetadataRequest" and not request.topics:  # a round's first request
