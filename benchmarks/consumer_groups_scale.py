@@ -1,17 +1,18 @@
 """The consumer groups at scale (issue 58 point 6): 10,000 groups over 100,000 partitions.
 
-(a) ``--groups 10000 --partitions-per-group 10`` (the default, no Kafka): the fake admin of
-``kafka_health.dev.fake_group_admin`` answers the source's requests with kafka-python's own
-response objects, encoded and decoded as on the wire, for 3 brokers; every partition is written
-at 10 records/s and rounds come every 5 s of simulated time. A rotating 10 % of the groups stop
-committing for 4 rounds (their objective is 12 s: ``lagging`` from their 3rd round), so each
-round ~5 % of the groups change verdict. Per round, each step timed on its own: kafka-python's
-decode of the answers; the source's parse (its round less the fake's building and the decode);
-the lag table (``GroupsPoller._with_lag``); ``observe``: the round folded and installed as the
-board does it, ``ConsumerGroups.fold`` (outside the board's lock), ``install`` (what the lock is
-held for: ``observe_locked_s``) and the release of the fold it replaces (after the lock);
-``signals()`` right after (rebuilt) and on the next tick (memoised). p50/p95/mean over the
-measured rounds, the collector's share of the steps (``*_gc_s``), and memory.
+(a) ``--groups 10000 --partitions-per-group 10`` (the default, no Kafka): the simulated groups
+of ``kafka_health.dev.loadgen.groups`` (the fake admin of ``kafka_health.dev.fake_group_admin``
+answers the source's requests with kafka-python's own response objects, encoded and decoded as
+on the wire, for 3 brokers; every partition written at 10 records/s; a rotating 10 % of the
+groups stop committing for 4 rounds, their objective 12 s: ``lagging`` from their 3rd round, so
+each round ~5 % of the groups change verdict), rounds every 5 s of simulated time. Per round,
+each step timed on its own: kafka-python's decode of the answers; the source's parse (its round
+less the fake's building and the decode); the lag table (``GroupsPoller._with_lag``);
+``observe``: the round folded and installed as the board does it, ``ConsumerGroups.fold``
+(outside the board's lock), ``install`` (what the lock is held for: ``observe_locked_s``) and
+the release of the fold it replaces (after the lock); ``signals()`` right after (rebuilt) and
+on the next tick (memoised). p50/p95/mean over the measured rounds, the collector's share of
+the steps (``*_gc_s``), and memory.
 
 (b) ``--kafka``: a real 1-broker cluster (``LocalCluster``), ``--kafka-groups`` groups each
 with committed offsets (``KafkaAdminClient.alter_group_offsets``, nothing consumed) on
@@ -41,107 +42,29 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from kafka.protocol.consumer.metadata import ConsumerProtocolAssignment
-
-from kafka_health.consumer_groups.config import ConsumerGroupsConfig, GroupObjective
+from kafka_health.consumer_groups.config import ConsumerGroupsConfig
 from kafka_health.consumer_groups.lag import LagTable
 from kafka_health.consumer_groups.observation import GroupsRound
 from kafka_health.consumer_groups.poller import GroupsPoller
 from kafka_health.consumer_groups.source import AdminGroupsSource
 from kafka_health.detectors.consumer_groups import ConsumerGroups
-from kafka_health.dev.fake_group_admin import FakeCluster, FakeGroup, FakeGroupAdmin
+from kafka_health.dev.fake_group_admin import FakeGroupAdmin
+from kafka_health.dev.loadgen.groups import (
+    BROKERS,
+    INTERVAL_S,
+    PARTITIONS_PER_TOPIC,
+    GroupsWorld,
+    scale_config,
+)
 from kafka_health.job.python_gc import YOUNG_THRESHOLD
 from kafka_health.kafka_config import KafkaConfig
 
-T0 = 1_700_000_000.0
-INTERVAL_S = 5.0
-RATE = 10  # records a second on every partition
-BROKERS = (1, 2, 3)
-PARTITIONS_PER_TOPIC = 100
-STOP_PERIOD, STOP_ROUNDS = 40, 4  # a group stops committing 4 rounds out of every 40
-TEAMS = ("payments", "search", "ads", "billing", "risk")
 cpu = time.thread_time
 """Steps are timed in this thread's CPU seconds: the machine's other load does not count."""
 
 
-def config() -> ConsumerGroupsConfig:
-    """The job's defaults, with owners per team and a 12 s objective (so verdicts move)."""
-    objectives = [
-        GroupObjective(f"app-{team}-.*", 12.0, "critical" if i < 2 else "warning",
-                       {"team": team})
-        for i, team in enumerate(TEAMS[:4])
-    ]  # fmt: skip
-    return ConsumerGroupsConfig(
-        interval_s=INTERVAL_S,
-        objectives=objectives,
-        default_objective=GroupObjective(lag_objective_s=12.0),
-    )
-
-
-class World(FakeCluster):
-    """``groups`` groups, each reading ``per_group`` partitions of its own, at the simulated
-    time ``t`` (the log end offsets follow it)."""
-
-    def __init__(self, groups: int, per_group: int) -> None:
-        super().__init__(brokers=BROKERS)
-        self.per_group = per_group
-        self.t = T0
-        self.round = 0
-        self.names = [f"app-{TEAMS[i % len(TEAMS)]}-{i:05d}" for i in range(groups)]
-        for i, g in enumerate(self.names):
-            empty = i % 20 == 7  # 5 % without members
-            members = [] if empty else [self._assignment(i)]
-            state = "Empty" if empty else "Stable"
-            self.groups[g] = FakeGroup(BROKERS[i % len(BROKERS)], state, assignments=members)
-        for node in BROKERS:  # not watched: the default excludes
-            for n in range(20):
-                self.groups[f"spark-kafka-source-{node}-{n}"] = FakeGroup(node, "Empty")
-        for n in range(groups * per_group):
-            topic, partition = _partition(n)
-            self.leaders.setdefault(topic, {})[partition] = BROKERS[n % len(BROKERS)]
-
-    def partitions(self, i: int) -> list[tuple[str, int]]:
-        first = i * self.per_group
-        return [_partition(n) for n in range(first, first + self.per_group)]
-
-    def _assignment(self, i: int) -> bytes:
-        by_topic: dict[str, list[int]] = {}
-        for t, p in self.partitions(i):
-            by_topic.setdefault(t, []).append(p)
-        A = ConsumerProtocolAssignment
-        return bytes(
-            A(
-                version=3,
-                assigned_partitions=[A.TopicPartition(topic=t, partitions=ps)
-                                     for t, ps in by_topic.items()],
-                user_data=None,
-            ).encode()
-        )  # fmt: skip
-
-    def end_offset(self, key: tuple[str, int]) -> int:
-        return int((self.t - T0 + 3600) * RATE) + key[1]
-
-    def stopped(self, i: int) -> bool:
-        return (self.round + i) % STOP_PERIOD < STOP_ROUNDS
-
-    def advance(self) -> None:
-        """The next round: every active group committed 1 s behind the log end."""
-        self.round += 1
-        self.t += INTERVAL_S
-        for i, g in enumerate(self.names):
-            if self.stopped(i) and self.round > 1:
-                continue
-            committed = self.groups[g].committed
-            for key in self.partitions(i):
-                committed[key] = self.end_offset(key) - RATE
-
-
-def _partition(n: int) -> tuple[str, int]:
-    return f"topic-{n // PARTITIONS_PER_TOPIC:04d}", n % PARTITIONS_PER_TOPIC
-
-
 class ManualClock:
-    def __init__(self, world: World) -> None:
+    def __init__(self, world: GroupsWorld) -> None:
         self.world = world
 
     def time(self) -> float:
@@ -203,10 +126,10 @@ class Collections:
 def fake_scale(args: argparse.Namespace) -> dict[str, Any]:
     """Part (a): the Python side of a round, step by step, at full scale."""
     rss0 = rss_mb()
-    world = World(args.groups, args.partitions_per_group)
+    world = GroupsWorld(args.groups, args.partitions_per_group)
     admin = FakeGroupAdmin(world, wire=True)
     fake = admin._manager
-    cfg = config()
+    cfg = scale_config()
     source = TimedSource(AdminGroupsSource(KafkaConfig(), cfg, make_admin=lambda: admin))
     poller = GroupsPoller(source, LagTable(), cfg, clock=ManualClock(world))
     detector = ConsumerGroups(cfg)

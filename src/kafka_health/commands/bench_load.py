@@ -25,7 +25,10 @@ INTERRUPTED = "interrupted: everything the bench started was stopped"
 
 def add_load_arguments(sub: Any) -> None:
     load = sub.add_parser(
-        "load", help="write a simulated cluster's broker logs, canary outcomes and snapshots"
+        "load",
+        help="write a simulated cluster's broker logs, canary outcomes and snapshots (no "
+        "consumer groups: the job reads those from the cluster's admin API, not from a topic; "
+        "'bench throughput --groups' simulates them in the job's process)",
     )
     add_config_argument(load)
     load.add_argument("--brokers", type=int, default=200, help="brokers simulated")
@@ -99,6 +102,16 @@ def add_throughput_arguments(sub: Any) -> None:
     tp.add_argument("--seconds", type=float, default=15.0, help="backlog: seconds of traffic")
     tp.add_argument("--sustained-rate", type=float, default=1000.0, help="log records/s")
     tp.add_argument("--sustained-seconds", type=float, default=90.0)
+    tp.add_argument(
+        "--groups", type=int, default=0, metavar="N",
+        help="sustained part: the job's consumer-group poller reads N simulated groups, "
+        "each stopping now and then (simulated: the job's admin client a fake, answered "
+        "with kafka-python's own responses by a process of its own; 'bench load' cannot "
+        "carry consumer traffic to a running job); reports its rounds' interval and "
+        "duration and how many reached the job's board (default 0: the local Kafka's groups)",
+    )  # fmt: skip
+    tp.add_argument("--partitions-per-group", type=int, default=10, metavar="P",
+                    help="with --groups: partitions each group reads, its own")  # fmt: skip
     tp.add_argument("--seed", type=int, default=1)
     tp.add_argument("--bootstrap", help="an existing Kafka (default: a local one, started)")
     tp.add_argument("--master", help="run Spark on this cluster (default: local[2])")
@@ -108,15 +121,26 @@ def add_throughput_arguments(sub: Any) -> None:
     tp.add_argument("--json", type=Path, help="write the figures here")
 
 
-def run_throughput_command(args: argparse.Namespace) -> int:
+def throughput_plan(args: argparse.Namespace) -> ThroughputPlan | str:
+    """``bench throughput``'s plan from its arguments, or what is wrong with them."""
     from kafka_health.dev.loadgen.throughput import ThroughputPlan
     from kafka_health.dev.loadgen.traffic import ClusterShape
 
-    plan = ThroughputPlan(
+    if args.groups < 0 or args.partitions_per_group < 1:
+        return "--groups must be at least 0, --partitions-per-group at least 1"
+    return ThroughputPlan(
         shape=ClusterShape(args.brokers, args.partitions, args.topics), rate=args.rate,
         seconds=args.seconds, sustained_rate=args.sustained_rate,
-        sustained_seconds=args.sustained_seconds, seed=args.seed,
+        sustained_seconds=args.sustained_seconds, seed=args.seed, groups=args.groups,
+        partitions_per_group=args.partitions_per_group,
     )  # fmt: skip
+
+
+def run_throughput_command(args: argparse.Namespace) -> int:
+    plan = throughput_plan(args)
+    if isinstance(plan, str):
+        print(plan, file=sys.stderr)
+        return 2
     bootstrap = args.bootstrap.split(",") if args.bootstrap else None
     say = functools.partial(print, flush=True)
     try:

@@ -23,7 +23,6 @@ from kafka_health.consumer_groups.lag import LagTable
 from kafka_health.consumer_groups.observation import (
     GroupObservation,
     GroupsRound,
-    PartitionOffsets,
 )
 from kafka_health.consumer_groups.source import GroupsSource, why
 
@@ -114,15 +113,13 @@ class GroupsPoller:
             record(topic, partition, end, now)
         self.table.forget(now)
         lag_of = self.table.lag_of
-        make = PartitionOffsets.fast
         out = []
         for g in groups:
             parts = []
             for p in g.partitions:
                 lag_s, basis = lag_of(p.topic, p.partition, p.committed, p.log_start, p.log_end,
                                       now)  # fmt: skip
-                parts.append(make(p.topic, p.partition, p.committed, p.log_start, p.log_end,
-                                  p.leader, lag_s, basis))  # fmt: skip
+                parts.append(p.with_lag(lag_s, basis))
             out.append(g.with_partitions(tuple(parts)))
         return tuple(out)
 

@@ -16,7 +16,16 @@ all on the admin client's own I/O thread (its connections, with the cluster's TL
    ``generation`` is the group epoch. Share and streams groups keep the listing's state (their
    describe APIs are not spoken: ``members`` 0). OffsetFetch v8 (KIP-709, Kafka 3.0+) asks for
    many groups in one request; before v8, one request a group.
-4. Metadata of the topics read (leaders), then ListOffsets earliest and latest per leader.
+4. The partitions' leaders, then ListOffsets earliest and latest per leader. The leaders are
+   kept between rounds (:class:`Leaders`): Metadata is asked only for topics not known yet,
+   topics with a partition without a leader, and every :data:`LEADERS_EVERY` rounds all of
+   them. That observes the same leaders as asking every round: a broker answers ListOffsets
+   only for the partitions it leads (``NOT_LEADER_OR_FOLLOWER`` otherwise), so a partition
+   answered was led by the broker it was asked of; a partition whose answer failed (an error,
+   or no answer) has its topic's Metadata asked again in the same round, and is asked again of
+   its new leader when it moved. A ListOffsets request is sent again the next round, its
+   encoding kept, while its leader's partitions stay the same (made again when they change,
+   or when it failed).
 
 A group whose describe or offsets fail is an observation with ``error``; a partition whose
 leader did not answer has no ``log_start``/``log_end``. Only a round where no broker could be
@@ -25,7 +34,9 @@ listed fails as a whole (:meth:`AdminGroupsSource.poll` raises).
 
 from __future__ import annotations
 
+import functools
 import logging
+import struct
 from collections import defaultdict, deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -57,6 +68,11 @@ STATES = {
 OFFSETS_READ = ("classic", "consumer", "streams")
 """Group types whose committed offsets OffsetFetch returns (share groups keep theirs apart)."""
 TP = tuple[str, int]
+Kept = tuple[int, int, tuple[TP, ...]]
+"""A ListOffsets request kept between rounds: its leader, spec (earliest, latest), partitions."""
+LEADERS_EVERY = 12
+"""Rounds between two Metadata requests for every topic read (a minute at 5 s); between them
+only the topics whose leaders are unknown or were found wrong are asked (:class:`Leaders`)."""
 
 
 class GroupsSource(Protocol):
@@ -163,6 +179,8 @@ class AdminGroupsSource:
         with each request bounded by ``settings.request_timeout_s``)."""
         self.settings = settings
         self._last_listed: dict[str, Listed] = {}
+        self.leaders = Leaders()
+        self._requests: dict[Kept, Any] = {}
 
         def make() -> Any:
             from kafka import KafkaAdminClient
@@ -178,10 +196,14 @@ class AdminGroupsSource:
         if admin is None:
             raise ConnectionError("no admin client for the consumer groups yet")
         try:
-            round_: GroupsRound = admin._manager.run(_Round(admin, self.settings).run, at_ms, self)
+            asked = _Round(admin, self.settings, self.leaders, self._requests)
+            round_: GroupsRound = admin._manager.run(asked.run, at_ms, self)
+            self._requests = asked.requests_used
             return round_
         except Exception:
             self._admin.close(1.0)
+            self.leaders = Leaders()  # a new client: learn them again
+            self._requests = {}
             raise
 
     def close(self) -> None:
@@ -191,14 +213,40 @@ class AdminGroupsSource:
 class _Round:
     """One round's requests on the admin client's I/O thread."""
 
-    def __init__(self, admin: Any, settings: ConsumerGroupsConfig) -> None:
+    def __init__(
+        self,
+        admin: Any,
+        settings: ConsumerGroupsConfig,
+        leaders: Leaders,
+        requests: dict[Kept, Any],
+    ) -> None:
+        """``requests``: the last round's ListOffsets requests by leader, spec and
+        partitions (sent again as they are); ``requests_used``: this round's."""
         self.admin = admin
         self.settings = settings
+        self.leaders = leaders
+        self.requests = requests
+        self.requests_used: dict[Kept, Any] = {}
         self.send = admin._manager.send
 
+    async def metadata(self, topics: list[str]) -> Any:
+        """A Metadata answer for ``topics`` (``[]``: the brokers only), its objects read as
+        they are (kafka-python's ``_get_cluster_metadata`` makes a dict of every field of it,
+        three times the decode's cost at 100,000 partitions)."""
+        from kafka.protocol.metadata import MetadataRequest
+
+        topic = MetadataRequest.MetadataRequestTopic
+        request = MetadataRequest(
+            topics=[topic(name=t) for t in topics],
+            allow_auto_topic_creation=False,
+            include_cluster_authorized_operations=False,
+            include_topic_authorized_operations=False,
+        )
+        return await self.send(request)
+
     async def run(self, at_ms: int, source: AdminGroupsSource) -> GroupsRound:
-        meta = await self.admin._get_cluster_metadata([])
-        brokers = sorted(int(b["node_id"]) for b in meta["brokers"])
+        meta = await self.metadata([])
+        brokers = sorted(int(b.node_id) for b in meta.brokers)
         listed, unlisted = await self.list_groups(brokers)
         if not listed and len(unlisted) == len(brokers):
             raise ConnectionError(f"no broker listed its groups: {next(iter(unlisted.values()))}")
@@ -303,35 +351,63 @@ class _Round:
         self, read: set[TP]
     ) -> tuple[dict[TP, int | None], dict[TP, int], dict[TP, int]]:
         """Leaders, log start and log end offsets of ``read``, ListOffsets per leader."""
+        if not read:
+            return {}, {}, {}
+        cache = self.leaders
+        due = cache.due(read)
+        if due:
+            cache.learn(await self.metadata(due), due)
+        known = cache.topics
+        leaders = {key: (known.get(key[0]) or {}).get(key[1]) for key in read}
+        starts: dict[TP, int] = {}
+        ends: dict[TP, int] = {}
+        unread = await self.list_offsets(leaders, starts, ends)
+        if unread:  # a leader moved, or its broker failed: ask who leads now, in this round
+            topics = sorted({t for t, _ in unread})
+            try:
+                cache.learn(await self.metadata(topics), topics)
+            except Exception as exc:
+                cache.stale.update(topics)
+                log.debug("Metadata failed: %s", why(exc))
+                return leaders, starts, ends
+            moved: dict[TP, int | None] = {}
+            for key in unread:
+                now = leaders[key] = cache.of(key)
+                if now is not None and now != unread[key]:
+                    moved[key] = now
+            if moved:
+                await self.list_offsets(moved, starts, ends)
+        return leaders, starts, ends
+
+    async def list_offsets(
+        self, leaders: dict[TP, int | None], starts: dict[TP, int], ends: dict[TP, int]
+    ) -> dict[TP, int]:
+        """Log start and end offsets of the partitions with a leader, into ``starts`` and
+        ``ends``; the partitions not read (an error, or their leader did not answer) with the
+        leader they were asked of."""
         from kafka.protocol.consumer import OffsetSpec
 
-        leaders: dict[TP, int | None] = {}
-        if not read:
-            return leaders, {}, {}
-        meta = await self.admin._get_cluster_metadata(sorted({t for t, _ in read}))
-        for topic in meta["topics"]:
-            name = topic["name"]
-            for p in topic.get("partitions") or ():
-                key = (name, int(p["partition_index"]))
-                if key in read:
-                    node = int(p["leader_id"])
-                    leaders[key] = node if node >= 0 and not p.get("error_code") else None
         by_leader: dict[int, list[TP]] = defaultdict(list)
         for key, known in leaders.items():
             if known is not None:
                 by_leader[known].append(key)
-        requests: list[tuple[OffsetSpec, int, Any]] = []
+        requests: list[tuple[OffsetSpec, int, Any, Kept]] = []
+        made, used = self.requests, self.requests_used
         for leader, keys in by_leader.items():
             for start in range(0, len(keys), BATCH_PARTITIONS):
-                chunk = keys[start : start + BATCH_PARTITIONS]
+                chunk = tuple(keys[start : start + BATCH_PARTITIONS])
                 for spec in (OffsetSpec.EARLIEST, OffsetSpec.LATEST):
-                    requests.append((spec, leader, _offsets_request(chunk, spec)))
-        answers = await _exchange(self.send, [(node, req) for _, node, req in requests])
-        starts: dict[TP, int] = {}
-        ends: dict[TP, int] = {}
-        for (spec, _, _), answer in zip(requests, answers, strict=True):
+                    asked = (leader, int(spec), chunk)
+                    request = made.get(asked)
+                    if request is None:
+                        request = _offsets_request(chunk, spec)
+                    used[asked] = request
+                    requests.append((spec, leader, request, asked))
+        answers = await _exchange(self.send, [(r[1], r[2]) for r in requests])
+        for (spec, _, _, asked), answer in zip(requests, answers, strict=True):
             if isinstance(answer, Exception):
                 log.debug("ListOffsets failed: %s", why(answer))
+                used.pop(asked, None)  # made again (its version asked again) next round
                 continue
             into = starts if spec == OffsetSpec.EARLIEST else ends
             for topic in answer.topics:
@@ -339,7 +415,71 @@ class _Round:
                 for p in topic.partitions:
                     if not p.error_code and p.offset >= 0:
                         into[(name, p.partition_index)] = p.offset
-        return leaders, starts, ends
+        return {
+            key: leader
+            for leader, keys in by_leader.items()
+            for key in keys
+            if key not in ends or key not in starts
+        }
+
+
+class Leaders:
+    """The partitions' leaders as Metadata last said, kept between rounds (see the module
+    docstring): :meth:`due` names the topics to ask in a round, :meth:`learn` reads the answer,
+    :meth:`of` says a partition's leader (None: none, or not known)."""
+
+    def __init__(self, every: int = LEADERS_EVERY) -> None:
+        self.every = every
+        self.topics: dict[str, dict[int, int | None]] = {}
+        """Each topic's partitions' leaders, as its last Metadata said."""
+        self.stale: set[str] = set()
+        """Topics to ask again: a partition without a leader, the topic in error or absent."""
+        self.rounds = 0
+
+    def due(self, read: set[TP]) -> list[str]:
+        """The topics of ``read`` whose Metadata this round needs: all of them in the first
+        round and every ``every`` rounds after (the others forgotten then), else those with a
+        partition not known or ``stale``."""
+        full = self.rounds % self.every == 0
+        self.rounds += 1
+        names = {t for t, _ in read}
+        if full:
+            self.topics.clear()
+            self.stale.clear()
+            return sorted(names)
+        topics = self.topics
+        unknown = {t for t, p in read if p not in topics.get(t, ())}
+        return sorted(unknown | (self.stale & names))
+
+    def learn(self, meta: Any, asked: list[str]) -> None:
+        """A Metadata answer for the topics ``asked``: their partitions' leaders."""
+        topics, stale = self.topics, self.stale
+        stale.difference_update(asked)
+        answered = set()
+        for topic in meta.topics:
+            name = topic.name
+            answered.add(name)
+            if topic.error_code or not topic.partitions:
+                topics.pop(name, None)
+                stale.add(name)
+                continue
+            leaders: dict[int, int | None] = {}
+            for p in topic.partitions:
+                node = int(p.leader_id)
+                if node < 0 or p.error_code:
+                    leaders[int(p.partition_index)] = None
+                    stale.add(name)
+                else:
+                    leaders[int(p.partition_index)] = node
+            topics[name] = leaders
+        for name in asked:
+            if name not in answered:
+                topics.pop(name, None)
+                stale.add(name)
+
+    def of(self, key: TP) -> int | None:
+        leaders = self.topics.get(key[0])
+        return None if leaders is None else leaders.get(key[1])
 
 
 _PARTITION_SPECS: dict[tuple[int, int], Any] = {}
@@ -347,9 +487,36 @@ _PARTITION_SPECS: dict[tuple[int, int], Any] = {}
 no topic, and a request's encoding only reads them)."""
 
 
-def _offsets_request(keys: list[TP], spec: Any) -> Any:
+@functools.cache
+def _list_offsets_class() -> Any:
+    """kafka-python's ListOffsetsRequest, its encoding kept (:func:`_offsets_request`)."""
+    from kafka.protocol.consumer import ListOffsetsRequest
+
+    class KeptListOffsetsRequest(ListOffsetsRequest, init=False):  # type: ignore[misc,call-arg]
+        """A ListOffsetsRequest whose body is encoded once a version: a round asks the same
+        partitions of the same leader again, and its fields are never changed once made.
+        Only the header (its correlation id) is encoded for each send."""
+
+        def encode(self, version: int | None = None, header: bool = False,
+                   framed: bool = False) -> bytes:  # fmt: skip
+            if version is not None:
+                self.API_VERSION = version
+            kept: dict[int, bytes] = self.__dict__.setdefault("kept", {})
+            body = kept.get(self.API_VERSION)
+            if body is None:
+                body = kept[self.API_VERSION] = bytes(super().encode())
+            if header:
+                flexible = self.flexible_version_q(self.API_VERSION)
+                body = bytes(self.encode_header(flexible=flexible)) + body
+            return struct.pack(">i", len(body)) + body if framed else body
+
+    return KeptListOffsetsRequest
+
+
+def _offsets_request(keys: Iterable[TP], spec: Any) -> Any:
     """A ListOffsets request for ``spec`` (earliest or latest) of ``keys``, read uncommitted,
-    as kafka-python's admin builds it, without its per-partition objects."""
+    as kafka-python's admin builds it, without its per-partition objects; its encoding kept
+    (:class:`_Round` sends it again while its leader's partitions stay the same)."""
     from kafka.protocol.consumer import ListOffsetsRequest
 
     topic_type = ListOffsetsRequest.ListOffsetsTopic
@@ -363,7 +530,7 @@ def _offsets_request(keys: list[TP], spec: Any) -> Any:
                                                              timestamp=spec)  # fmt: skip
         by_topic[topic].append(entry)
     topics = [topic_type(name=name, partitions=parts) for name, parts in by_topic.items()]
-    return ListOffsetsRequest(isolation_level=0, topics=topics, min_version=0)
+    return _list_offsets_class()(isolation_level=0, topics=topics, min_version=0)
 
 
 def _read_description(kind: str, answer: Any, out: dict[str, Described]) -> None:

@@ -5,11 +5,11 @@ partitions' leaders and log offsets). Shared by the source's tests and the scale
 (``benchmarks/consumer_groups_scale.py``), so neither builds admin answers of its own.
 
 The source reaches into kafka-python's admin client (``_manager.run``, ``_manager.send``,
-``_get_cluster_metadata``, ``_list_partition_offsets_request``): :class:`FakeGroupAdmin` has
-exactly those. Its manager records what was sent (``sent``), fails the sends it is told to
-(``fail``: (request name, broker) -> exception) and, with ``wire``, encodes each answer and
-decodes it again as kafka-python's I/O thread would; ``build_s`` and ``decode_s`` are the
-thread's CPU seconds spent building the answers and decoding them.
+``_manager.broker_version_data``): :class:`FakeGroupAdmin` has exactly those. Its manager records
+what was sent (``sent``), fails the sends it is told to (``fail``: (request name, broker) ->
+exception) and, with ``wire``, encodes each answer and decodes it again as kafka-python's I/O thread
+would; ``build_s`` and ``decode_s`` are the thread's CPU seconds spent building the answers and
+decoding them.
 """
 
 from __future__ import annotations
@@ -19,16 +19,18 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from kafka.admin import KafkaAdminClient
 from kafka.future import Future
 from kafka.protocol.admin import DescribeGroupsResponse, ListGroupsResponse
 from kafka.protocol.consumer import ListOffsetsResponse, OffsetFetchResponse
+from kafka.protocol.metadata import MetadataResponse
 
 from kafka_health.consumer_groups.kip848 import ConsumerGroupDescribeResponse
 
 Key = tuple[str, int]
 EARLIEST = -2
 """ListOffsets' timestamp asking for the log start offset (-1: the log end)."""
+NOT_LEADER = 6
+"""``NOT_LEADER_OR_FOLLOWER``: a broker asked for the offsets of a partition it does not lead."""
 cpu = time.thread_time
 
 
@@ -78,6 +80,8 @@ class FakeManager:
         self.cluster = cluster
         self.wire = wire
         self.sent: list[tuple[str, int | None]] = []
+        self.metadata_asked: list[list[str]] = []
+        """The topics of each Metadata request (``[]``: the brokers only)."""
         self.fail: dict[tuple[str, int], Exception] = {}
         self.build_s = 0.0
         self.decode_s = 0.0
@@ -95,9 +99,11 @@ class FakeManager:
         raise AssertionError("a fake future was not done")
 
     def send(self, request: Any, node_id: int | None = None) -> Future:
-        name = type(request).__name__
+        name = request.name  # the API's (a subclass of the request keeps it)
         self.sent.append((name, node_id))
-        assert node_id is not None
+        if node_id is None:  # the least loaded broker: Metadata only
+            assert name == "MetadataRequest", name
+            node_id = self.cluster.brokers[0]
         if (name, node_id) in self.fail:
             return Future().failure(self.fail[(name, node_id)])
         started = cpu()
@@ -111,6 +117,29 @@ class FakeManager:
         self.build_s += decoding - started
         self.decode_s += cpu() - decoding
         return Future().success(decoded)
+
+    def MetadataRequest(self, request: Any, node: int) -> Any:
+        """The brokers and the topics asked for (v8); a topic not in the cluster is answered
+        ``UNKNOWN_TOPIC_OR_PARTITION`` (3), a partition without a leader -1
+        (``LEADER_NOT_AVAILABLE``, 5)."""
+        R = MetadataResponse
+        B, T = R.MetadataResponseBroker, R.MetadataResponseTopic
+        P = T.MetadataResponsePartition
+        leaders = self.cluster.leaders
+        self.metadata_asked.append([t.name for t in request.topics or ()])
+        brokers = [B(node_id=b, host=f"broker-{b}", port=9092, rack=None)
+                   for b in self.cluster.brokers]  # fmt: skip
+        topics = [
+            T(error_code=0 if t.name in leaders else 3, name=t.name, is_internal=False,
+              partitions=[
+                P(error_code=0 if leader >= 0 else 5, partition_index=p, leader_id=leader,
+                  leader_epoch=0, replica_nodes=[leader], isr_nodes=[leader], offline_replicas=[])
+                for p, leader in leaders.get(t.name, {}).items()
+            ])
+            for t in request.topics or ()
+        ]  # fmt: skip
+        return R(version=8, throttle_time_ms=0, brokers=brokers, cluster_id="fake",
+                 controller_id=self.cluster.brokers[0], topics=topics)  # fmt: skip
 
     def ListGroupsRequest(self, request: Any, node: int) -> Any:
         R = ListGroupsResponse
@@ -163,23 +192,24 @@ class FakeManager:
         return R(version=8, throttle_time_ms=0, groups=out)
 
     def ListOffsetsRequest(self, request: Any, node: int) -> Any:
+        """The partitions ``node`` leads answered, the others ``NOT_LEADER_OR_FOLLOWER``."""
         T = ListOffsetsResponse.ListOffsetsTopicResponse
         P = T.ListOffsetsPartitionResponse
         cluster = self.cluster
 
-        def offset(topic: str, p: Any) -> int:
+        def answer(topic: str, p: Any) -> Any:
             key = (topic, p.partition_index)
+            if cluster.leaders.get(topic, {}).get(p.partition_index) != node:
+                return P(partition_index=p.partition_index, error_code=NOT_LEADER, timestamp=-1,
+                         offset=-1)  # fmt: skip
             early = p.timestamp == EARLIEST
-            return cluster.start_offset(key) if early else cluster.end_offset(key)
+            offset = cluster.start_offset(key) if early else cluster.end_offset(key)
+            return P(partition_index=p.partition_index, error_code=0, timestamp=-1, offset=offset)
 
         topics = [
-            T(name=t.name, partitions=[
-                P(partition_index=p.partition_index, error_code=0, timestamp=-1,
-                  offset=offset(t.name, p))
-                for p in t.partitions
-            ])
+            T(name=t.name, partitions=[answer(t.name, p) for p in t.partitions])
             for t in request.topics
-        ]  # fmt: skip
+        ]
         return ListOffsetsResponse(version=4, throttle_time_ms=0, topics=topics)
 
 
@@ -187,28 +217,10 @@ class FakeGroupAdmin:
     """What :class:`AdminGroupsSource` uses of ``KafkaAdminClient``, answering from
     ``cluster``; ``closed`` counts its closes (the source makes a new one after a failure)."""
 
-    _list_partition_offsets_request = staticmethod(KafkaAdminClient._list_partition_offsets_request)
-
     def __init__(self, cluster: FakeCluster, wire: bool = False) -> None:
         self.cluster = cluster
         self._manager = FakeManager(cluster, wire)
         self.closed = 0
-
-    async def _get_cluster_metadata(self, topics: list[str]) -> dict[str, Any]:
-        started = cpu()
-        leaders = self.cluster.leaders
-        out = {
-            "brokers": [{"node_id": b} for b in self.cluster.brokers],
-            "topics": [
-                {"name": t, "partitions": [
-                    {"partition_index": p, "leader_id": leader, "error_code": 0}
-                    for p, leader in leaders[t].items()
-                ]}
-                for t in topics if t in leaders
-            ],
-        }  # fmt: skip
-        self._manager.build_s += cpu() - started
-        return out
 
     def close(self, timeout_s: float | None = None) -> None:
         self.closed += 1

@@ -21,7 +21,7 @@ import logging
 import signal
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from types import FrameType
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -92,10 +92,18 @@ class MonitorJob:
     :meth:`run` and :meth:`run_available_now` call); ``run`` blocks until ``stop`` is set."""
 
     def __init__(
-        self, spark: SparkSession, config: MonitorConfig, sinks: Iterable[SignalSink] = ()
+        self,
+        spark: SparkSession,
+        config: MonitorConfig,
+        sinks: Iterable[SignalSink] = (),
+        groups_admin: Callable[[], Any] | None = None,
     ) -> None:
+        """``groups_admin``: the consumer-group poller's admin client factory (default:
+        kafka-python's on ``config.kafka``; a benchmark's simulated groups, ``bench
+        throughput --groups``)."""
         self.spark = spark
         self.config = config
+        self.groups_admin = groups_admin
         self.board = SignalBoard(
             config.job,
             stale_after=stale_after(config),
@@ -268,7 +276,7 @@ class MonitorJob:
             self.board.groups_polled(round_)
             self.publisher.soon()
 
-        source = AdminGroupsSource(self.config.kafka, settings)
+        source = AdminGroupsSource(self.config.kafka, settings, make_admin=self.groups_admin)
         return [GroupsPoller(source, LagTable(), settings, metrics=self.poller_metrics,
                              on_round=polled)]  # fmt: skip
 

@@ -155,3 +155,14 @@ def test_partitions_are_capped_and_the_unseen_forgotten() -> None:
     table.record_all([("a", 0, 9)], now=61.0)
     assert table.samples("a", 1) == []
     assert table.samples("a", 0) == [(1, 0.0), (5, 30.0), (9, 61.0)]
+
+
+def test_with_lag_is_replace_with_the_time_lag() -> None:
+    import dataclasses
+
+    from kafka_health.consumer_groups.observation import PartitionOffsets
+
+    for p in (PartitionOffsets("t", 1, 5, 0, 9, 2), PartitionOffsets.fast("t", 1, 5, 0, 9, 2)):
+        got = p.with_lag(1.5, "interpolated")
+        assert got == dataclasses.replace(p, lag_s=1.5, lag_basis="interpolated")
+        assert (got.lag, p.lag_s) == (4, None)

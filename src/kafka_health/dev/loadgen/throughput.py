@@ -13,7 +13,13 @@ and a plain-Python monitor, on the same data, in one run.
    ``re``).
 5. **Sustained**: the job on its processing-time trigger while ``kafka-health bench load``
    (a separate process) sends ``sustained_rate`` log records per second for
-   ``sustained_seconds``: the batch durations' p95 after the first third.
+   ``sustained_seconds``: the batch durations' p50 and p95 after the first third. With
+   ``groups`` (``--groups``), the job's consumer-group poller reads that many simulated groups
+   meanwhile (:mod:`~kafka_health.dev.loadgen.groups`: its own poller, source, lag table and
+   board, only the admin client a fake, answered with kafka-python's own responses by a
+   process of its own; ``bench load`` cannot carry them); the rounds' interval, duration,
+   and how many reached the board (a publish of the job showed them) are reported beside
+   the batches.
 
 Rates of Spark queries are the records of their batches over the batches' durations
 (``StreamingQueryProgress``), so the query's start-up is not counted against it; the plain
@@ -37,6 +43,7 @@ from typing import Any
 from kafka_health.config import MonitorConfig
 from kafka_health.detectors.config import JobConfig
 from kafka_health.dev.loadgen import plain_monitor
+from kafka_health.dev.loadgen.groups import GroupsLoad, spread
 from kafka_health.dev.loadgen.traffic import ClusterShape, Record, Traffic
 from kafka_health.dev.shipper_devcluster import write_config
 from kafka_health.kafka_clients import python_client_options
@@ -58,6 +65,10 @@ class ThroughputPlan:
     storm: bool = False
     """The backlog's log lines in the election storm's mix (:data:`~.traffic.STORM`, 39 % of
     them events) instead of a healthy cluster's (:data:`~.traffic.STEADY`, 4.5 %)."""
+    groups: int = 0
+    """Consumer groups simulated during the sustained part (0: none, the job's poller reads
+    the local Kafka's), each reading ``partitions_per_group`` partitions of its own."""
+    partitions_per_group: int = 10
 
 
 def backlog(
@@ -175,20 +186,36 @@ def plain_rate(config: MonitorConfig, records: int) -> float:
     return float(read / seconds) if seconds else 0.0
 
 
+@dataclass
+class Sustained:
+    """The sustained part's measures: the monitor query's batch durations after the first
+    third, and with simulated groups their rounds' figures (:meth:`GroupsLoad.figures`)."""
+
+    durations: list[float]
+    groups: dict[str, Any] | None = None
+
+
 def sustained(
     spark: Any, config: MonitorConfig, config_file: Path, plan: ThroughputPlan,
     progress: ProgressLog,
-) -> list[float]:  # fmt: skip
-    """Batch durations of the job's monitor query while ``bench load`` sends at the rate."""
+) -> Sustained:  # fmt: skip
+    """Batch durations of the job's monitor query while ``bench load`` sends at the rate (and
+    the job's poller reads ``plan.groups`` simulated groups)."""
     from kafka_health.job.app import MonitorJob
 
-    job = MonitorJob(spark, config)
+    groups = GroupsLoad(plan.groups, plan.partitions_per_group) if plan.groups else None
+    if groups is None:
+        job = MonitorJob(spark, config)
+    else:  # their objectives and owners, so verdicts move
+        watching = dataclasses.replace(config, consumer_groups=groups.config)
+        job = MonitorJob(spark, watching, [groups.seen], groups_admin=groups.make_admin)
     stop = threading.Event()
     runner = threading.Thread(target=job.run, args=(stop,), daemon=True)
     runner.start()
     try:
         time.sleep(15)  # the queries' start
         before = len(progress.by_query.get("monitor", []))
+        since = time.monotonic()
         load = subprocess.run(
             [sys.executable, "-m", "kafka_health.cli", "bench", "load", "--config",
              str(config_file), "--brokers", str(plan.shape.brokers), "--partitions",
@@ -197,13 +224,21 @@ def sustained(
              "--seed", str(plan.seed + 1), "--json"],
             capture_output=True, text=True, check=False,
         )  # fmt: skip
+        until = time.monotonic()
         if load.returncode != 0:
             raise RuntimeError(f"bench load failed: {load.stderr[-2000:]}")
+        rounds = None
+        if groups is not None:  # the last round begun under the load: published?
+            groups.wait_published(until, 2 * groups.config.interval_s + 5)
+            rounds = groups.figures(since, until)
     finally:
         stop.set()
         runner.join(timeout=120)
+        if groups is not None:
+            groups.close()
     batches = progress.by_query.get("monitor", [])[before:]
-    return [p.batchDuration / 1000 for p in batches[len(batches) // 3 :]]
+    durations = [p.batchDuration / 1000 for p in batches[len(batches) // 3 :]]
+    return Sustained(durations, rounds)
 
 
 WARM_UP_PASSES = 3
@@ -303,12 +338,14 @@ def measure_throughput(
         say(f"job: {job:,.0f} records/s ({job_rows} records; cold: {job_cold:,.0f})")
         plain = plain_rate(config, records)
         say(f"plain Python: {plain:,.0f} records/s")
-        durations = sustained(spark, config, config_file, plan, progress)
+        if plan.groups:
+            say(f"sustained: the job's poller on {plan.groups} simulated groups x "
+                f"{plan.partitions_per_group} partitions")  # fmt: skip
+        measured = sustained(spark, config, config_file, plan, progress)
     finally:
         spark.streams.removeListener(listener)
-    ordered = sorted(durations) or [0.0]
-    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-    return {
+    batches = spread(measured.durations)
+    figures = {
         "records": records,
         "spark_master": config.spark.master,
         "spark_cores": cores,
@@ -321,10 +358,14 @@ def measure_throughput(
         "ratio_job_to_limit": round(job / limit, 3) if limit else None,
         "ratio_job_to_plain": round(job / plain, 3) if plain else None,
         "sustained_log_records_per_s": plan.sustained_rate,
-        "batch_duration_s_p95": round(p95, 2),
-        "batches_measured": len(durations),
+        "batch_duration_s_p50": round(batches["p50"], 2),
+        "batch_duration_s_p95": round(batches["p95"], 2),
+        "batches_measured": len(measured.durations),
         "trigger_interval_s": config.job.trigger_interval_s,
     }
+    if measured.groups is not None:
+        figures["consumer_groups"] = measured.groups
+    return figures
 
 
 def job_rates(
