@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
 Family = Literal["kafka", "gc"]
@@ -1365,16 +1365,6 @@ USING_TO_COLLECTOR: dict[str, str] = {
     "The Z Garbage Collector": "zgc",
     "Concurrent Mark Sweep": "cms",
 }
-
-
-@dataclass(frozen=True)
-class PatternTable:
-    """The patterns of the families an input may hold (``kind`` narrows them)."""
-
-    patterns: tuple[EventPattern, ...] = field(default=ALL_PATTERNS)
-
-    def for_families(self, families: tuple[Family, ...]) -> tuple[EventPattern, ...]:
-        return tuple(p for p in self.patterns if p.family in families)
 
 
 # Line-shape expressions that run on every record (checked like the table's patterns).
