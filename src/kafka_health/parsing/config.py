@@ -67,7 +67,8 @@ class ParsingConfig:
     record_key: Literal["auto", "broker_id", "host", "none"] = "auto"
     max_entry_bytes: int = 1_048_576
     max_entry_lines: int = 1000
-    # How far into a multi-line entry the patterns that read past the first line look.
+    # How much of a multi-line entry the patterns that read past the first line look at: its
+    # first and its last scan_chars characters (the whole entry up to twice as long).
     scan_chars: int = 16_384
     # Time zone of log timestamps without an offset (log4j's default layout has none).
     log_timezone: str = "UTC"

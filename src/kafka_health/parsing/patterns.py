@@ -133,11 +133,15 @@ UNIFIED_HEAP = rf"(?P<heap_before>{HEAP})->(?P<heap_after>{HEAP})\((?P<heap_tota
 # ", [Perm : ...]"; JDK 6-7 Parallel " [PSPermGen: ...]", no comma: PSOldGen::print_used_change),
 # a JDK 6-7 Parallel "      GC time would exceed GCTimeLimit of 98%" line before the pause
 # (garbagecat's Parallel preprocessing), early JDK 6's -XX:+PrintHeapAtGC "Heap after gc
-# invocations=147:" block, printed inside the line up to its "}" (garbagecat dataset6/21), a
-# comma decimal where the locale writes one.
+# invocations=147:" block, printed inside the line up to its "}" (garbagecat dataset6/21), CMS's
+# -XX:PrintFLSStatistics "After GC:" block (CompactibleFreeListSpace::gc_epilogue, from
+# GenCollectedHeap::gc_epilogue after the heap's transition: "Statistics for
+# BinaryTreeDictionary:", "Total Free Space: 123", ... " free=123 frag=0.0000", lines without a
+# bracket; JDK 6-7 print one for the perm gen too), a comma decimal where the locale writes one.
 JDK8_HEAP = (
     r"(?P<heap_before>\d+[KMG])->(?P<heap_after>\d+[KMG])\((?P<heap_total>\d+[KMG])\)"
-    r"(?:,? \[[^\]]*+\])*+(?:[ \t]++GC [^\n]*+\n|Heap after (?:gc|GC) invocations=[^}]*+\}\n)?"
+    r"(?:,? \[[^\]]*+\])*+(?:[ \t]++GC [^\n]*+\n|Heap after (?:gc|GC) invocations=[^}]*+\}\n|"
+    r"After GC:\n(?:[^\n\[\]]*+\n)*+)?"
     r", (?P<pause>\d+[.,]\d+) (?P<pause_unit>secs)\]"
 )
 # Date and uptime stamps, then -XX:+PrintGCID's "#<gc id>: " (JDK 8u, GCTraceTime)
@@ -1173,14 +1177,17 @@ GC_PATTERNS: tuple[EventPattern, ...] = (
         "full_gc",
         r"\[Full GC\b",
         rf"(?s){JDK8_STAMP}\[Full GC(?: ?\((?P<cause>{CAUSE})\))?.*?"
-        r"(?:\[(?P<young_gen>PSYoungGen|ParNew|DefNew|CMS|Tenured|ParOldGen|PSOldGen)\b.*?)?\] "
+        r"(?:\[(?P<young_gen>PSYoungGen|ParNew|DefNew|CMS|Tenured|ParOldGen|PSOldGen)\b.*?)?\]\n? "
         + JDK8_HEAP,
         "JDK 6-8 Parallel '[Full GC (Ergonomics) [PSYoungGen: ...] [ParOldGen: ...] 5112K->"
         "4968K(125952K), [Metaspace: ...], 0.0102 secs]' (JDK 6-7 '... 146596K->112415K(475904K) "
         "[PSPermGen: ...], 0.7563620 secs]'), CMS '[Full GC (Allocation Failure) [CMS: ...] ...', "
         "Serial '[Full GC (Allocation Failure) [Tenured: ...] ...'; lines printed inside the "
         "collection's own line (-XX:+TraceClassUnloading '[Unloading class ...]', "
-        "-XX:+PrintTenuringDistribution, a dump or class histogram before it) are passed over",
+        "-XX:+PrintTenuringDistribution, a dump or class histogram before it) are passed over; "
+        "GenCollectedHeap::do_collection prints -XX:+PrintClassHistogramAfterFullGC's histogram "
+        "inside the line too, after the old generation's part: its ', 0.41 secs]' ends a line, "
+        "the heap's ' 8178943K->3104400K(8178944K), [Metaspace: ...], 9.10 secs]' opens the next",
         scope="entry",
     ),
     _g(
@@ -1248,17 +1255,41 @@ _JDK8_PREFIX = r"(?:\d{4}-\d\d-\d\dT[\d:.]+[+-]\d{4}: )?(?:\d+[.,]\d+: )?(?:#\d+
 # JVM's stdout in the middle of the Full GC line that unloads the class, and a generation's
 # part of a collection ("49830.934: [CMS: ...", "[ParNew ...", "[CMS<stamp>: [CMS-concurrent-")
 # where early JDK 6's -XX:+PrintHeapAtGC printed its "{Heap before gc invocations=146:" block
-# inside the collection's line (garbagecat's "split PrintHeapAtGC", dataset6/8/21); the CMS
-# thread's own "[CMS-concurrent-..." lines still start entries.
+# inside the collection's line (garbagecat's "split PrintHeapAtGC", dataset6/8/21), whatever
+# stamps the generation's GCTraceTime opens with (-XX:+PrintGCDateStamps, -XX:+PrintGCID too:
+# GenCollectedHeap::do_collection prints "<stamps>[CMS: ..." at a line's start after a class
+# histogram, -XX:+PrintClassHistogramBeforeFullGC, or -XX:+PrintFLSStatistics' "Before GC:"
+# block ended the line before); the CMS thread's own "[CMS-concurrent-..." lines still start
+# entries.
 _INNER_GENERATION = r"(?:ParNew|DefNew|Tenured)\b|CMS(?!-)"
 ENTRY_START = (
-    rf"^(?:\[?\d{{4}}-\d\d-\d\d[ T]\d\d:\d\d|\[(?!Unloading class |{_INNER_GENERATION})|\{{\"|"
+    rf"^(?!{_JDK8_PREFIX}\[(?:{_INNER_GENERATION}))"
+    rf"(?:\[?\d{{4}}-\d\d-\d\d[ T]\d\d:\d\d|\[(?!Unloading class )|\{{\"|"
     r"\{\s*$|#\d+: \[|"
-    rf"\d+[.,]\d+: (?:\[(?!{_INNER_GENERATION})|#\d+: \[|Total time for which|Application time:)|"
+    r"\d+[.,]\d+: (?:\[|#\d+: \[|Total time for which|Application time:)|"
     rf"{_LEVELS}\b|(?!{_EXCEPTION_LINE}|Caused by:)\S[^\n]{{0,100}}?\b{_LEVELS}\b)"
 )
+# Lines a JDK 6-8 prints inside a collection's entry, never first: CMS's -XX:PrintFLSStatistics
+# blocks (CompactibleFreeListSpace::gc_prologue/gc_epilogue "Before GC:"/"After GC:", then
+# BinaryTreeDictionary::report_statistics, reportIndexedFreeListStatistics, " free=%d
+# frag=%1.4f"; endSweepFLCensus "CMS: Large block 0x...", setNearLargestChunk "CMS: Large
+# Block: 0x...; Proximity: ..."), a Full GC's ": 520550K->..." after such a line,
+# -XX:+PrintCMSInitiationStatistics' lines after its header (CMSCollector::
+# shouldConcurrentCollect: "free=%d", "occupancy=%3.7f", ..., "metadata initialized %d"), a class
+# histogram's rows from the 1000th on ("%4d: %13ld  %13lu  %s"), its dashes, "Total ..." and
+# its GCTraceTime's ", 0.5686420 secs]" (hotspot 8u: compactibleFreeListSpace.cpp,
+# binaryTreeDictionary.cpp, concurrentMarkSweepGeneration.cpp, heapInspection.cpp), and a
+# generation's part of a collection (the lines ENTRY_START leaves out).
+_GC_DETAIL_LINE = (
+    r"(?:Before|After) GC:$|Statistics for (?:BinaryTreeDictionary|IndexedFreeLists):$|-{32,46}$|"
+    r"(?:Total Free Space|Max   Chunk Size|Number of Blocks|Av\.  Block  Size|Tree      Height): "
+    r"\d+$|CMS: Large [Bb]lock|: \d+[KMG]->|(?:free|contiguous_available|promotion_rate|"
+    r"cms_allocation_rate|occupancy|initiatingOccupancy|cms_time_since_begin|cms_time_since_end)"
+    r"=[\w.+-]+$|metadata initialized \d+$|\d+: +\d+ +\d+  \S|Total +\d+ +\d+$|"
+    rf", \d+[.,]\d+ secs\]|{_JDK8_PREFIX}\[(?:{_INNER_GENERATION})"
+)
 # A lone record that only continues an entry (shippers that do not join lines).
-CONTINUATION = rf"^(?:\s|Caused by:|\.\.\. \d+ more|{_EXCEPTION_LINE})"
+CONTINUATION = rf"^(?:\s|Caused by:|\.\.\. \d+ more|{_EXCEPTION_LINE}|{_GC_DETAIL_LINE})"
 # The entry's own date and time: the first one in the first 120 characters, whatever the
 # layout puts before it (a level, a thread, a bracket): "[2019-05-15 22:20:14,399]",
 # "2015-05-19 16:52:48,758 ERROR", "[main] 2019-05-15T22:20:14.399+0800", "INFO  2019-...".
@@ -1278,15 +1309,17 @@ LEVEL = rf"^[^\n]{{0,120}}?\b({_LEVELS[3:-1]})\b"
 # The family of an entry, from its first line. A JVM GC log line: unified logging decorators
 # with a gc or safepoint tag, or a JDK 6-8 line ("[GC", "[Full GC", "Total time for which
 # application threads were stopped", "{Heap before GC invocations="), possibly after its date,
-# uptime and -XX:+PrintGCID stamps.
+# uptime and -XX:+PrintGCID stamps, or CMS's -XX:+PrintCMSInitiationStatistics header
+# ("CMSCollector shouldConcurrentCollect: " and outputStream::stamp's "%.3f").
 GC_LINE = (
     r"^(?:\[[^\[\]\n]{0,80}\]){0,12}?\[(?:gc|safepoint)\b[\w,\s]{0,40}\]|"
     rf"^{_JDK8_PREFIX}(?:\[(?:GC|Full GC)\b|Total time for which application threads|"
-    r"Application time: )|^\{Heap (?:before|after) GC invocations="
+    r"Application time: )|^\{Heap (?:before|after) GC invocations=|"
+    r"^CMSCollector shouldConcurrentCollect: \d"
 )
 GC_LINE_TEXTS = (
     "[gc", "[safepoint", "[GC", "[Full GC", "Total time for which application threads",
-    "Application time: ", "{Heap ",
+    "Application time: ", "{Heap ", "CMSCollector shouldConcurrentCollect: ",
 )  # fmt: skip
 """Plain texts one of which every line :data:`GC_LINE` matches holds (each of its branches
 names one): a line without any is not a GC line, and meets no regex to say so."""

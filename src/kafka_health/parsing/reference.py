@@ -107,6 +107,18 @@ def entry_text(message: str) -> str:
     return (py_layout_text(message) or message) if message.startswith("{") else message
 
 
+def scan_window(message: str, scan_chars: int) -> str:
+    """The text the entry-scope patterns read (``EntryParser``'s window): ``message`` whole up to
+    twice ``scan_chars`` characters; a longer one's first ``scan_chars`` and, of its last
+    ``scan_chars``, the part from their first line on (none without one). A JDK 8 Full GC's
+    figures follow its class histograms, thousands of lines on: read, on bounded text."""
+    if len(message) <= 2 * scan_chars:
+        return message
+    tail = message[-scan_chars:]
+    at = tail.find("\n")
+    return message[:scan_chars] if at < 0 else message[:scan_chars] + tail[at:]
+
+
 def classify(
     message: str,
     family: str = "auto",
@@ -118,7 +130,7 @@ def classify(
     entry's first line, then from ``hint``, the family its file name or shipper gives)."""
     message = entry_text(message)
     head = message.split("\n", 1)[0][:scan_chars].removesuffix("\r")
-    body = message[:scan_chars]
+    body = scan_window(message, scan_chars)
     if not message or (not ENTRY_START.search(head) and CONTINUATION.search(head)):
         return Classified("unrecognised")
     any_trigger, table = _compiled(patterns)

@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 from tests.support.log_entries import joined_entries
 
+from kafka_health.parsing import patterns as P
 from kafka_health.parsing.config import ParsingConfig
-from kafka_health.parsing.reference import classify
+from kafka_health.parsing.reference import CONTINUATION, classify, content_family, scan_window
 from kafka_health.shipper.multiline import start_pattern
 
 HELDOUT = Path(__file__).parents[2] / "fixtures" / "logs" / "heldout"
@@ -103,8 +104,8 @@ EXPECTED: dict[str, list[tuple[int, str, float | None]]] = {
         (104, "young_gc", 0.2560508),
     ],
     # 3. JDK 8u181 G1, class histograms before and after each Full GC. The second Full GC's
-    # figures (true pause 12.3047116 s) come 17 KB into its entry, after the scanned 16 KB
-    # (scan_chars): the Full GC counts, its pause is unknown
+    # figures come 17 KB into its entry, past the first scan_chars (16 KB): read, as the entry
+    # is under twice that (a longer one's tail is read as well: the CMS file below)
     "gc-jdk8-g1-classhistogram.log": [
         (4, "young_gc", 0.0103683),
         (31, "young_gc", 0.0322197),
@@ -113,9 +114,44 @@ EXPECTED: dict[str, list[tuple[int, str, float | None]]] = {
         (358, "young_gc", 0.0206651),
         (385, "young_gc", 0.0338978),
         (412, "young_gc", 0.0294029),
-        (439, "full_gc", None),
+        (439, "full_gc", 12.3047116),
         (1082, "young_gc", 0.0280417),
         (1109, "young_gc", 0.022088),
+    ],
+    # 3. JDK 8u181 CMS, -XX:+PrintGCDateStamps and class histograms before and after each Full
+    # GC, both inside its line (GenCollectedHeap::do_collection): the date-stamped "[CMS: ..."
+    # line after the first histogram continues the entry, and the second Full GC's figures come
+    # 46 KB into it, after both histograms (its tail window)
+    "gc-jdk8-cms-classhistogram-datestamps.log": [
+        (4, "young_gc", 0.1238324),
+        (5, "young_gc", 0.1192502),
+        (6, "young_gc", 0.1300055),
+        (7, "young_gc", 0.0514321),
+        (20, "young_gc", 0.0892841),
+        (21, "young_gc", 0.106802),
+        (22, "young_gc", 0.079886),
+        (23, "full_gc", 4.4193824),
+        (139, "young_gc", 0.102514),
+        (140, "young_gc", 0.1340889),
+        (141, "young_gc", 0.0520594),
+        (142, "full_gc", 9.1056788),
+        (783, "young_gc", 0.1186019),
+        (784, "young_gc", 0.0417578),
+    ],
+    # 3. JDK 8u181 CMS, -XX:PrintFLSStatistics=1 -XX:+PrintCMSInitiationStatistics: "Before
+    # GC:"/"After GC:" blocks inside every collection's line (the pause after the second), the
+    # CMS thread's shouldConcurrentCollect blocks and "CMS: Large block" lines between them
+    "gc-jdk8-cms-flsstatistics.log": [
+        (4, "young_gc", 0.1007745),
+        (32, "young_gc", 0.1164348),
+        (60, "young_gc", 0.0677981),
+        (88, "young_gc", 0.0393514),
+        (141, "young_gc", 0.1396293),
+        (158, "young_gc", 0.0358357),
+        (175, "young_gc", 0.0946232),
+        (192, "full_gc", 6.3042226),
+        (221, "young_gc", 0.0414865),
+        (238, "young_gc", 0.0925535),
     ],
     # 3. JDK 8u181 G1 on stdout, -XX:+HeapDumpBeforeFullGC: the pause includes the dump's
     "gc-jdk8-g1-heapdump-stdout.log": [
@@ -241,9 +277,86 @@ def test_explicit_gc_invokes_concurrent_is_no_full_gc() -> None:
         ("[CMS-concurrent-mark-start]", True),
         ("2014-02-17T03:41:21.906-0500: 12.819: [GC", True),
         ("[2020-02-04T09:30:29.739+0100][17.322s][info][gc           ] GC(4) Pause", True),
+        # the generation's part after a class histogram or an FLS block, whatever its stamps
+        ("2018-09-03T22:05:53.182+0000: 53.183: [CMS: 520550K->234247K(6291456K), 6.2", False),
+        ("2018-09-03T22:05:53.182+0000: 53.183: [CMSCMS: Large block 0x00000006bddd5a90", False),
+        ("2018-09-03T22:05:10.218+0000: 10.219: [ParNew: 1624027K->189337K(1677824K), 0.1", False),
+        ("2018-09-03T22:05:10.218+0000: 10.219: #12: [ParNew: 1624027K->189337K(1677824K)", False),
+        ("#12: [Tenured: 1624027K->189337K(1677824K), 0.1 secs]", False),
+        ("2018-09-03T22:05:10.218+0000: 10.219: [CMS-concurrent-sweep-start]", True),
+        ("2018-09-03T22:05:10.218+0000: 10.219: [GC (Allocation Failure) Before GC:", True),
+        # -XX:PrintFLSStatistics, -XX:+PrintCMSInitiationStatistics: inside an entry
+        ("Statistics for BinaryTreeDictionary:", False),
+        ("Av.  Block  Size: 34114", False),
+        ("CMSCollector shouldConcurrentCollect: 11.236", False),
+        ("metadata initialized 0", False),
     ],
 )
 def test_entry_start_of_gc_lines(line: str, starts: bool) -> None:
     """Lines a JDK prints inside a collection's line continue its entry; the CMS thread's own
     lines and every stamped collection start one (the shipper's joiner, the offline join)."""
     assert bool(start_pattern().match(line.encode())) is starts
+
+
+def test_fls_and_initiation_statistics_lines_alone_are_no_format_unknown() -> None:
+    """The statistics' lines of the FLS file each as a record of its own (a shipper that joins
+    no lines; the collections' own lines start entries): the initiation statistics' header is a
+    GC line, every other line continues an entry; none is an event, malformed, or of a format
+    the parse knows nothing of (a dead letter)."""
+    lines = (HELDOUT / "gc-jdk8-cms-flsstatistics.log").read_text().splitlines()[3:]
+    for line in lines:
+        if start_pattern().match(line.encode()):
+            continue
+        assert classify(line).outcome == "unrecognised", line
+        if line.startswith("CMSCollector"):
+            assert content_family(line) == "gc", line
+        else:
+            assert CONTINUATION.search(line), line
+    assert sum(line.startswith("CMSCollector shouldConcurrentCollect: ") for line in lines) == 7
+
+
+def test_a_full_gc_is_read_past_any_histogram_on_bounded_text() -> None:
+    """A CMS Full GC whose two histograms hold 5,000 classes each (700 KB): the parse reads its
+    first and last scan_chars, so finds the Full GC and its pause after both, on a text no
+    longer than twice scan_chars."""
+    rows = [
+        f"{i:4d}: {1:13d}  {16:13d}  sun.reflect.GeneratedMethodAccessor{i}" for i in range(1, 5001)
+    ]
+    histogram = [
+        "",
+        " num     #instances         #bytes  class name",
+        "-" * 46,
+        *rows,
+        "Total          5000          80000",
+    ]
+    entry = "\n".join([
+        "2018-09-03T22:12:24.896+0000: 427.256: [Full GC (System.gc()) 2018-09-03T22:12:24.897"
+        "+0000: 427.257: [Class Histogram (before full gc): " + histogram[0], *histogram[1:],
+        ", 0.5686420 secs]",
+        "2018-09-03T22:12:25.466+0000: 427.826: [CMS: 6291455K->3104400K(6291456K), 8.1234567 "
+        "secs]2018-09-03T22:12:33.590+0000: 435.950: [Class Histogram (after full gc): ",
+        *histogram[1:], ", 0.4123456 secs]",
+        " 8178943K->3104400K(8178944K), [Metaspace: 52311K->52011K(1095680K)], 9.1061234 secs]"
+        " [Times: user=9.05 sys=0.02, real=9.11 secs] ",
+    ])  # fmt: skip
+    assert len(entry) > 600_000
+    window = scan_window(entry, 16_384)
+    assert len(window) <= 2 * 16_384 and window.startswith(entry[:16_384])
+    assert entry.endswith(window[16_384:]) and window[16_384] == "\n"
+    result = classify(entry, hint="gc")
+    assert (result.event, pause_seconds(result.groups)) == ("full_gc", 9.1061234)
+    assert result.groups["cause"] == "System.gc()"
+    for pattern in P.GC_PATTERNS:
+        assert not P.recursion_hazards(pattern.regex), pattern.name
+
+
+@pytest.mark.parametrize(
+    ("length", "expected"),
+    [(100, 100), (200, 200), (201, 192)],  # whole up to twice the window; then head + tail
+)
+def test_scan_window_bounds(length: int, expected: int) -> None:
+    text = "".join("x" if i % 10 else "\n" for i in range(1, length + 1))
+    window = scan_window(text, 100)
+    assert len(window) == expected and window.startswith(text[:100])
+    assert text.endswith(window[100:])
+    assert scan_window("y" * 500, 100) == "y" * 100  # a tail without a line start: none

@@ -29,6 +29,21 @@ final class EntryParser {
         fields = new EventFields(spec, shapes);
     }
 
+    /**
+     * The text the entry-scope patterns read (reference.scan_window): the whole entry up to
+     * twice {@code chars} code points; a longer one's first {@code chars} and, of its last
+     * {@code chars}, the part from their first line on (none without one). Bounded either way.
+     */
+    static String window(String s, int chars) {
+        int n = s.length();
+        if (n <= 2 * chars || s.codePointCount(0, n) <= 2 * chars) {
+            return s;
+        }
+        String head = s.substring(0, s.offsetByCodePoints(0, chars));
+        int nl = s.indexOf('\n', s.offsetByCodePoints(n, -chars));
+        return nl < 0 ? head : head + s.substring(nl);
+    }
+
     /** What parse_entries adds to one entry. */
     static final class Parsed {
         String outcome, reason, type;
@@ -43,7 +58,7 @@ final class EntryParser {
         String text = layout.text(msg);
         String first = SparkText.cut(SparkText.firstLine(text), spec.scanChars);
         String head = first.endsWith("\r") ? SparkText.replace(FINAL_CR, first, "") : first;
-        String body = SparkText.cut(text, spec.scanChars);
+        String body = window(text, spec.scanChars);
         String family = shapes.family(head, e.kind);
         String bad = e.badReason;
         boolean empty = msg.isEmpty();
