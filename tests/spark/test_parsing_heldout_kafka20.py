@@ -35,6 +35,7 @@ EXPECTED: list[tuple[int, str, dict[str, Any]]] = [
     (42, "isr_shrink", {"topic": "orders", "partition": 2, "isr_after": [1]}),
     (43, "zk_session_expired", {"session_id": "0x2670a3b3b7a0002"}),
     (45, "zk_session_expired", {}),
+    (47, "isr_update_failed", {"topic": "orders", "partition": 2}),
     (53, "shutdown_signal", {}),
     (57, "controlled_shutdown", {"subject_broker_id": 1}),
     (92, "broker_started", {"subject_broker_id": 1}),

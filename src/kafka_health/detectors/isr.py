@@ -3,10 +3,15 @@
 Per partition the newest news wins: a snapshot replaces the view unless a log event newer than
 the snapshot already changed it (then the snapshot only refreshes the replica set and min ISR);
 ``isr_shrink`` / ``isr_expand`` / ``isr_change`` set the ISR, ``leader_change`` the leader and
-epoch. Log news about a partition no snapshot described yet is ignored (no replica set).
-Partitions of deleted topics expire once a completed snapshot is newer than the partition's
-last snapshot by ``isr_expire_after_s``. Signals: under-replicated, under min ISR (per leader
-and for the cluster) and offline partitions, with the partitions named in the details.
+epoch. A ZooKeeper-mode broker logs "Shrinking ISR" (or "Expanding ISR") before it writes the
+change; when the write is refused (``isr_update_failed``: "Cached zkVersion [N] not equal to that
+in zookeeper, skip updating ISR", the broker's view of the partition is stale: another leader or
+the controller changed it, KAFKA-2729), the change did not happen, and the view takes back the
+ISR it held before that broker's change (the next snapshot says what ZooKeeper holds). Log
+news about a partition no snapshot described yet is ignored (no replica set). Partitions of
+deleted topics expire once a completed snapshot is newer than the partition's last snapshot by
+``isr_expire_after_s``. Signals: under-replicated, under min ISR (per leader and for the
+cluster) and offline partitions, with the partitions named in the details.
 """
 
 from __future__ import annotations
@@ -22,6 +27,8 @@ from kafka_health.model import ReplicationJudged, Signal, labels
 
 MAX_LISTED = 500  # partitions named in a signal's details (the count is always exact)
 ISR_EVENTS = ("isr_shrink", "isr_expand", "isr_change")
+ISR_UPDATE_FAILED = "isr_update_failed"
+"""A broker's ISR write refused: the ISR change it logged just before did not happen."""
 
 
 @dataclass
@@ -33,6 +40,10 @@ class View(ReplicationJudged):
     min_isr: int | None
     news_ms: int
     snapshot_ms: int
+    # The broker whose logged ISR change the view holds, and the ISR before it (undone when that
+    # broker's write fails); None when the ISR came from a snapshot.
+    changed_by: str | None = None
+    isr_before_change: list[int] | None = None
 
     @property
     def offline(self) -> bool:
@@ -57,6 +68,9 @@ class Isr:
             about_partition = event.topic is not None and event.partition is not None
             if event.type in (*ISR_EVENTS, "leader_change") and about_partition:
                 news.append((event.event_ms or 0, 1, event))
+            elif event.type == ISR_UPDATE_FAILED and about_partition:
+                # after the change it refuses, logged in the same millisecond or later
+                news.append((event.event_ms or 0, 2, event))
         for _at, _order, item in sorted(news, key=lambda n: (n[0], n[1])):
             if isinstance(item, LogEvent):
                 self._apply_log(item)
@@ -84,7 +98,13 @@ class Isr:
         at = e.event_ms or 0
         if view is None or view.news_ms > at:
             return
+        if e.type == ISR_UPDATE_FAILED:
+            if view.isr_before_change is not None and view.changed_by == e.broker_id:
+                view.isr = view.isr_before_change
+                view.changed_by, view.isr_before_change = None, None
+            return
         if e.type in ISR_EVENTS and e.isr_after is not None:
+            view.changed_by, view.isr_before_change = e.broker_id, view.isr
             view.isr, view.news_ms = list(e.isr_after), at
         elif e.type == "leader_change" and e.leader is not None:
             view.leader, view.news_ms = e.leader, at
@@ -140,17 +160,22 @@ class Isr:
         return {
             "views": [
                 [t, p, v.leader, v.leader_epoch, v.replicas, v.isr, v.min_isr, v.news_ms,
-                 v.snapshot_ms]
+                 v.snapshot_ms, v.changed_by, v.isr_before_change]
                 for (t, p), v in self._views.items()
             ]
         }  # fmt: skip
 
     def restore(self, state: dict[str, Any]) -> None:
         self._memo.clear()
-        self._views = {
-            (t, int(p)): View(leader, epoch, list(replicas), list(isr), min_isr, news, snap)
-            for t, p, leader, epoch, replicas, isr, min_isr, news, snap in state.get("views", [])
-        }
+        self._views = {}
+        for t, p, leader, epoch, replicas, isr, min_isr, news, snap, *undo in state.get(
+            "views", []
+        ):  # the two undo fields are newer than the rest: absent in an older state
+            by, before = undo if len(undo) == 2 else (None, None)
+            self._views[(t, int(p))] = View(
+                leader, epoch, list(replicas), list(isr), min_isr, news, snap, by,
+                None if before is None else list(before),
+            )  # fmt: skip
 
 
 def _details(partitions: list[str], views: dict[str, View]) -> dict[str, Any]:

@@ -170,6 +170,27 @@ KAFKA_CASES: tuple[Case, ...] = (
         "Kafka 0.9-2.6 Partition 'ISR updated to [%s] and zkVersion updated to [%d]'",
     ),
     Case(
+        "isr_update_failed_2_0",
+        "[2018-11-14 10:12:27,945] INFO [Partition orders-2 broker=1] Cached zkVersion [14] not equal to that in zookeeper, skip updating ISR (kafka.cluster.Partition)",
+        "isr_update_failed",
+        {"topic": "orders", "partition": 2},
+        "Kafka 1.1-2.x Partition.updateIsr (tests/fixtures/logs/heldout, line 47)",
+    ),
+    Case(
+        "isr_update_failed_0_9",
+        "[2016-03-01 10:00:00,001] INFO Partition [payments,0] on broker 2: Cached zkVersion [14] not equal to that in zookeeper, skip updating ISR (kafka.cluster.Partition)",
+        "isr_update_failed",
+        {"topic": "payments", "partition": 0},
+        "Kafka 0.9-1.0 Partition (logIdent 'Partition [%s,%d] on broker %d: ')",
+    ),
+    Case(
+        "isr_update_failed_2_6",
+        "[2020-09-01 10:00:00,001] INFO [Partition orders-2 broker=1] Cached zkVersion 14 not equal to that in zookeeper, skip updating ISR (kafka.cluster.Partition)",
+        "isr_update_failed",
+        {"topic": "orders", "partition": 2},
+        'later Kafka 2.x Partition.updateIsr (ZooKeeper mode): s"Cached zkVersion $zkVersion ..."',
+    ),
+    Case(
         "epoch_cache_seed",
         "[2019-05-15 22:20:13,880] INFO Updated PartitionLeaderEpoch. New: {epoch:1, offset:5910507}, Current: {epoch:0, offset4932329} for Partition: zto_big_marks_mq-46. Cache now contains 1 entries. (kafka.server.epoch.LeaderEpochFileCache)",
         "leader_change",

@@ -32,7 +32,7 @@ from kafka_health.detectors.inputs import (
     Outcome,
     ProbeSeen,
 )
-from kafka_health.detectors.isr import ISR_EVENTS
+from kafka_health.detectors.isr import ISR_EVENTS, ISR_UPDATE_FAILED
 from kafka_health.detectors.kraft_quorum import KRAFT_EVENTS
 from kafka_health.detectors.log_dirs import LOG_DIR_EVENTS
 from kafka_health.detectors.logwindow import WINDOWED_TYPES
@@ -50,6 +50,7 @@ DETECTED_TYPES = tuple(
         (
             *WINDOWED_TYPES,
             *ISR_EVENTS,
+            ISR_UPDATE_FAILED,
             "coordinator_load_start",
             "coordinator_load_finish",
             SESSION_TIMEOUT_EVENT,

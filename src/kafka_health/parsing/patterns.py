@@ -28,6 +28,7 @@ EVENT_TYPES: tuple[str, ...] = (
     "isr_shrink",
     "isr_expand",
     "isr_change",
+    "isr_update_failed",
     "leader_change",
     "leader_election_failed",
     "zk_session_expired",
@@ -257,6 +258,19 @@ KAFKA_PATTERNS: tuple[EventPattern, ...] = (
         "kafka.cluster.Partition: 0.9-2.6 'ISR updated to [%s] and zkVersion updated to [%d]'; "
         "2.7-3.4 'ISR updated to %s and version updated to [%d]'; 3.5-4.x 'ISR updated to %s "
         "%s and version updated to %d' (second %s is '(under-min-isr)' or empty)",
+    ),
+    _k(
+        "isr_update_failed.zk_version",
+        "isr_update_failed",
+        r"Cached zkVersion",
+        rf"(?:{NEW_PREFIX}|{OLD_PREFIX})?Cached zkVersion \[?\d+\]? not equal to that in "
+        r"zookeeper, skip updating ISR",
+        "kafka.cluster.Partition.updateIsr, ZooKeeper mode 0.8-2.x: 'Cached zkVersion [%d] not "
+        "equal to that in zookeeper, skip updating ISR' (later 2.x without the brackets: "
+        's"Cached zkVersion $zkVersion ..."): the ISR change the broker just logged '
+        "('Shrinking ISR', 'Expanding ISR') was not written, ZooKeeper holds a newer state "
+        "(another leader, the controller's ISR); repeated, the stale partition state of "
+        "KAFKA-2729",
     ),
     _k(
         "leader_change.epoch_cache_1_x",

@@ -86,3 +86,47 @@ def test_a_storm_is_many_epochs() -> None:
     s = by_name(d.signals(0.0), "leader_elections_per_minute")
     assert s[labels()].value == 30
     assert s[labels(broker_id=1)].value == 15
+
+
+def test_a_shrink_whose_write_failed_did_not_happen() -> None:
+    """Kafka 2.0 (ZooKeeper mode): a broker logs "Shrinking ISR", then its write is refused
+    ("Cached zkVersion [14] not equal to that in zookeeper, skip updating ISR": its view of the
+    partition is stale, KAFKA-2729). The ISR in ZooKeeper did not change: the partition is not
+    under-replicated for it, in the batch of the two lines (same millisecond, any order), in a
+    later batch, or after a restart; another broker's failure undoes nothing, nor does one for
+    a change a snapshot already replaced."""
+    snap = [part(T0, "orders", 2, 1, [1, 3, 2]), done(T0)]
+    shrink = event("isr_shrink", "1", T0 + 1000, topic="orders", partition=2, isr_after=(1,))
+    failed = event("isr_update_failed", "1", T0 + 1000, topic="orders", partition=2)
+    other = event("isr_update_failed", "2", T0 + 2000, topic="orders", partition=2)
+
+    def under_replicated(d: Isr) -> list[str]:
+        return partitions(by_name(d.signals(0.0), "under_replicated_partitions")[labels()])
+
+    d = Isr(JobConfig())
+    d.fold(batch(cluster=snap, events=[failed, shrink]), 0.0)
+    assert under_replicated(d) == []
+    d = Isr(JobConfig())
+    d.fold(batch(cluster=snap, events=[shrink]), 0.0)
+    assert under_replicated(d) == ["orders-2"]
+    d.fold(batch(events=[other]), 1.0)
+    assert under_replicated(d) == ["orders-2"], "broker 2 wrote nothing of it"
+    again = Isr(JobConfig())
+    again.restore(d.state())
+    again.fold(batch(events=[failed]), 2.0)
+    assert under_replicated(again) == []
+    # The change a snapshot replaced is not undone: the snapshot is what ZooKeeper holds.
+    d = Isr(JobConfig())
+    d.fold(batch(cluster=snap, events=[shrink]), 0.0)
+    d.fold(batch(cluster=[part(T0 + 1500, "orders", 2, 1, [1])]), 1.0)
+    d.fold(batch(events=[event("isr_update_failed", "1", T0 + 1600, topic="orders",
+                               partition=2)]), 2.0)  # fmt: skip
+    assert under_replicated(d) == ["orders-2"]
+
+
+def test_an_older_state_without_the_undo_fields_restores() -> None:
+    d = Isr(JobConfig())
+    d.restore({"views": [["orders", 2, 1, 7, [1, 2, 3], [1, 2], 2, T0, T0]]})
+    assert partitions(by_name(d.signals(0.0), "under_replicated_partitions")[labels()]) == [
+        "orders-2"
+    ]

@@ -24,10 +24,11 @@ EXPECTED: list[tuple[int, str, dict[str, str]]] = [
     (36, "not_leader", {"tp": "orders-3"}),  # Remote broker is not the leader for partition
     (40, "zk_disconnected", {"session_id": "0x2670a3b3b7a0002"}),
     # The shrink is logged before its write, which line 47 says failed (Cached zkVersion):
-    # the parser reads lines, and counts the attempt.
+    # the parser reads lines; the ISR detector undoes the shrink at the failure (detectors/isr).
     (42, "isr_shrink", {"tp": "orders-2", "isr_before": "1,3,2", "isr_after": "1"}),
     (43, "zk_session_expired", {"session_id": "0x2670a3b3b7a0002"}),
     (45, "zk_session_expired", {}),  # [ZooKeeperClient] Session expired.
+    (47, "isr_update_failed", {"tp": "orders-2"}),
     # The termination signal is its own event: a shutdown is coming, controlled or not (it
     # opens a maintenance window, since Kafka 4.x can lose the broker's own shutdown lines).
     (53, "shutdown_signal", {}),
@@ -70,3 +71,28 @@ def test_no_shutdown_look_alike_is_a_controlled_shutdown() -> None:
     for line, text in look_alikes:
         if line != 57:
             assert classify(text).event != "controlled_shutdown", text
+
+
+def test_the_failed_shrink_leaves_the_isr_as_it_was() -> None:
+    """The follower's events through the ISR detector, after a snapshot of orders-2 in sync
+    on brokers 1, 3, 2 at 10:12: line 42's shrink to [1] is undone by line 47's failed write
+    (the broker's stale zkVersion); line 33's earlier shrink, written, would have counted."""
+    from tests.support.detector_support import batch, by_name, event, part
+
+    from kafka_health.config import JobConfig
+    from kafka_health.detectors.isr import Isr
+    from kafka_health.model import labels
+
+    at_10_12 = 1_542_190_320_000  # 2018-11-14 10:12:00 UTC
+    d = Isr(JobConfig())
+    events = []
+    for line, kind, groups in EXPECTED:
+        if line in (42, 47):
+            topic, partition = groups["tp"].rsplit("-", 1)
+            isr = tuple(int(b) for b in groups["isr_after"].split(",")) if line == 42 else None
+            ms = at_10_12 + (19_250 if line == 42 else 27_945)
+            events.append(event(kind, "1", ms, topic=topic, partition=int(partition),
+                                isr_after=isr))  # fmt: skip
+    d.fold(batch(cluster=[part(at_10_12, "orders", 2, 1, [1, 3, 2])], events=events), 0.0)
+    urp = by_name(d.signals(0.0), "under_replicated_partitions")[labels()]
+    assert urp.value == 0
