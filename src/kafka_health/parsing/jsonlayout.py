@@ -88,11 +88,16 @@ def _epoch_ms(stamp: str) -> int | None:
     return int(digits) if digits.isascii() and digits.isdigit() else None
 
 
+_FIRST_VALUE = json.JSONDecoder(strict=False)
+"""Python's reading of a JSON layout's entry as ``SparkJson.getJsonObject`` reads it: the first
+value only, control characters allowed in strings (``ALLOW_UNESCAPED_CONTROL_CHARS``)."""
+
+
 def py_layout_text(text: str) -> str | None:
     """The text the parser's ``LayoutText`` gives one entry (the time in UTC); None when the
     entry is not a JSON layout's event."""
-    try:
-        doc = json.loads(text)
+    try:  # get_json_object reads the first JSON value; what follows it is not read
+        doc, _end = _FIRST_VALUE.raw_decode(text)
     except ValueError:
         return None
     message = _py_first(doc, MESSAGE)
