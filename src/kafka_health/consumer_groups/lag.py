@@ -30,12 +30,19 @@ stay dense, older ones sparser, none older than ``horizon_s`` but the newest of 
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from kafka_health.consumer_groups.observation import PartitionOffsets
 
 Key = tuple[str, int]
+LogEnds = Mapping[str, Mapping[int, int]]
+"""Log end offsets by topic, then partition."""
+LagOf = Callable[[str, int, int | None, int | None, int | None], tuple[float | None, str]]
+"""A partition's ``(lag_s, basis)`` from its topic, partition, committed offset, log start and
+log end (:meth:`LagTable.lag_of` at a given time)."""
+Lags = Callable[[LogEnds], LagOf]
+"""Given a round's log end offsets (its last reads): records them, and says the time lags."""
 
 
 @dataclass(slots=True)
@@ -85,29 +92,41 @@ class LagTable:
 
     def record(self, topic: str, partition: int, log_end: int, now: float) -> None:
         """Add a sample: ``log_end`` read at ``now``."""
-        key = (topic, partition)
-        series = self._series.get(key)
-        if series is None:
-            if len(self._series) >= self.max_partitions:
-                self.overflow += 1
-                return
-            series = self._series[key] = _Series()
-        series.seen = now
-        offsets, times = series.offsets, series.times
-        if times and now < times[-1]:
-            return  # the clock went back: the sample would break the order
-        if offsets and log_end < offsets[-1]:
-            offsets.clear()  # truncated or recreated: start over
-            times.clear()
-        if len(offsets) >= 2 and offsets[-1] == offsets[-2] == log_end:
-            times[-1] = now  # a flat run needs only its first and last samples
-        else:
-            offsets.append(log_end)
-            times.append(now)
-        if len(times) > 2 and times[1] < now - self.horizon_s:
-            self._expire(series, now)
-        if len(offsets) > self.max_samples:
-            _thin(series, now, self.max_samples * 3 // 4)
+        self.record_ends({topic: {partition: log_end}}, now)
+
+    def record_ends(self, ends: LogEnds, now: float) -> None:
+        """Add the samples ``ends`` (by topic, then partition), all read at ``now``."""
+        all_series = self._series
+        horizon = now - self.horizon_s
+        most = self.max_samples
+        for topic, by_partition in ends.items():
+            for partition, log_end in by_partition.items():
+                series = all_series.get((topic, partition))
+                if series is None:
+                    if len(all_series) >= self.max_partitions:
+                        self.overflow += 1
+                        continue
+                    series = all_series[(topic, partition)] = _Series()
+                series.seen = now
+                offsets, times = series.offsets, series.times
+                if offsets:
+                    if now < times[-1]:
+                        continue  # the clock went back: the sample would break the order
+                    last = offsets[-1]
+                    if log_end < last:
+                        offsets.clear()  # truncated or recreated: start over
+                        times.clear()
+                    elif log_end == last and len(offsets) >= 2 and offsets[-2] == last:
+                        times[-1] = now  # a flat run needs only its first and last samples
+                        if len(times) > 2 and times[1] < horizon:
+                            self._expire(series, now)
+                        continue
+                offsets.append(log_end)
+                times.append(now)
+                if len(times) > 2 and times[1] < horizon:
+                    self._expire(series, now)
+                if len(offsets) > most:
+                    _thin(series, now, most * 3 // 4)
 
     def record_all(self, samples: Iterable[tuple[str, int, int]], now: float) -> None:
         """Add ``(topic, partition, log_end)`` samples read at ``now``, then forget partitions
