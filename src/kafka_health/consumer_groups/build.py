@@ -6,7 +6,7 @@ time lag when the poller hands its lag table in (:data:`~.lag.Lags`), so a round
 from __future__ import annotations
 
 from kafka_health.consumer_groups.answers import Described, Listed
-from kafka_health.consumer_groups.lag import LagOf
+from kafka_health.consumer_groups.lag import LagView, behind
 from kafka_health.consumer_groups.log_offsets import LogOffsets
 from kafka_health.consumer_groups.observation import GroupObservation, PartitionOffsets
 
@@ -16,10 +16,10 @@ _EMPTY: dict[int, int] = {}
 
 
 def observation(
-    x: Listed, d: Described, offsets: LogOffsets, at_ms: int, lag_of: LagOf | None = None
+    x: Listed, d: Described, offsets: LogOffsets, at_ms: int, lags: LagView | None = None
 ) -> GroupObservation:
-    """The observation of one group from what the round gathered (``lag_of``: each
-    partition's time lag; None: not set)."""
+    """The observation of one group from what the round gathered (``lags``: the lag table's
+    series, for each partition's time lag; None: not set)."""
     committed = d.committed
     keys = sorted(committed.keys() | d.assigned if d.assigned else committed)
     leaders_by, starts_by, ends_by = offsets.leaders, offsets.starts, offsets.ends
@@ -29,6 +29,7 @@ def observation(
     partitions: list[PartitionOffsets] = []
     append = partitions.append
     get = committed.get
+    series, now = (lags.series.get, lags.now) if lags is not None else (None, 0.0)
     for key in keys:
         topic, partition = key
         if topic != topic_of:  # the keys are sorted: a topic's come together
@@ -43,12 +44,14 @@ def observation(
             lag, lag_s, basis = None, None, "unknown"
         else:
             lag = end - c if end > c else 0
-            if lag_of is None:
+            first = start or 0
+            unread = c if c >= first else first  # the next record the group can read
+            if series is None:
                 lag_s, basis = None, "unknown"
-            elif c >= end or (start or 0) >= end:
-                lag_s, basis = 0.0, "caught_up"  # lag_of's first case, inline
+            elif unread >= end:
+                lag_s, basis = 0.0, "caught_up"
             else:
-                lag_s, basis = lag_of(topic, partition, c, start, end)
+                lag_s, basis = behind(series(key), unread, end, now)
         p = _new(PartitionOffsets)
         _set_dict(p, "__dict__", {
             "topic": topic, "partition": partition, "committed": c, "log_start": start,

@@ -38,11 +38,9 @@ from kafka_health.consumer_groups.observation import PartitionOffsets
 Key = tuple[str, int]
 LogEnds = Mapping[str, Mapping[int, int]]
 """Log end offsets by topic, then partition."""
-LagOf = Callable[[str, int, int | None, int | None, int | None], tuple[float | None, str]]
-"""A partition's ``(lag_s, basis)`` from its topic, partition, committed offset, log start and
-log end (:meth:`LagTable.lag_of` at a given time)."""
-Lags = Callable[[LogEnds], LagOf]
-"""Given a round's log end offsets (its last reads): records them, and says the time lags."""
+Lags = Callable[[LogEnds], "LagView"]
+"""Given a round's log end offsets (its last reads): records them, and hands the table's
+series for the time lags (:class:`LagView`)."""
 
 
 @dataclass(slots=True)
@@ -177,31 +175,57 @@ class LagTable:
         next_unread = max(committed, log_start or 0)
         if next_unread >= log_end:
             return 0.0, "caught_up"
-        series = self._series.get((topic, partition))
-        target = next_unread + 1  # the log end offset once that record was written
-        if series is None or not series.offsets:
-            offsets: list[int] = []
-            times: list[float] = []
+        return behind(self._series.get((topic, partition)), next_unread, log_end, now,
+                      record_time)  # fmt: skip
+
+    def view(self, now: float) -> LagView:
+        """The table's series as they stand, for estimates at ``now`` (:func:`behind`)."""
+        return LagView(self._series, now)
+
+
+@dataclass(frozen=True)
+class LagView:
+    """A :class:`LagTable`'s series by partition and the time of the estimates: what
+    :func:`behind` needs, for a caller that estimates many partitions at once (the source's
+    observations) without a call a partition to the table."""
+
+    series: Mapping[Key, _Series]
+    now: float
+
+
+def behind(
+    series: _Series | None,
+    next_unread: int,
+    log_end: int,
+    now: float,
+    record_time: float | None = None,
+) -> tuple[float, str]:
+    """:meth:`LagTable.lag_of` once the unknown and caught up cases are out: the time lag of
+    the record at ``next_unread`` (below ``log_end``) from the partition's ``series``."""
+    target = next_unread + 1  # the log end offset once that record was written
+    if series is None or not series.offsets:
+        offsets: list[int] = []
+        times: list[float] = []
+    else:
+        offsets, times = series.offsets, series.times
+    # The current log end at ``now`` is the newest sample, unless the table has it already.
+    n = len(offsets)
+    newest = n == 0 or offsets[-1] < log_end
+    j = bisect.bisect_left(offsets, target)
+    if j == n and newest:  # between the table's newest sample and the current log end
+        if n == 0:
+            j = 0
         else:
-            offsets, times = series.offsets, series.times
-        # The current log end at ``now`` is the newest sample, unless the table has it already.
-        n = len(offsets)
-        newest = n == 0 or offsets[-1] < log_end
-        j = bisect.bisect_left(offsets, target)
-        if j == n and newest:  # between the table's newest sample and the current log end
-            if n == 0:
-                j = 0
-            else:
-                o0, t0 = offsets[-1], times[-1]
-                written = t0 + (target - o0) / (log_end - o0) * (now - t0)
-                return max(0.0, now - written), "interpolated"
-        if j == 0 or j == n:
-            if record_time is not None:
-                return max(0.0, now - record_time), "timestamp"
-            return max(0.0, now - (times[0] if n else now)), "extrapolated"
-        o0, o1, t0, t1 = offsets[j - 1], offsets[j], times[j - 1], times[j]
-        written = t0 + (target - o0) / (o1 - o0) * (t1 - t0)
-        return max(0.0, now - written), "interpolated"
+            o0, t0 = offsets[-1], times[-1]
+            written = t0 + (target - o0) / (log_end - o0) * (now - t0)
+            return max(0.0, now - written), "interpolated"
+    if j == 0 or j == n:
+        if record_time is not None:
+            return max(0.0, now - record_time), "timestamp"
+        return max(0.0, now - (times[0] if n else now)), "extrapolated"
+    o0, o1, t0, t1 = offsets[j - 1], offsets[j], times[j - 1], times[j]
+    written = t0 + (target - o0) / (o1 - o0) * (t1 - t0)
+    return max(0.0, now - written), "interpolated"
 
 
 def _thin(series: _Series, now: float, target: int) -> None:

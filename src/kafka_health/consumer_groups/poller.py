@@ -11,7 +11,6 @@ A round that fails as a whole is a :class:`GroupsRound` with ``error`` (never an
 from __future__ import annotations
 
 import dataclasses
-import functools
 import logging
 import threading
 from collections.abc import Callable
@@ -20,7 +19,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
 from kafka_health.clock import SYSTEM_CLOCK, Clock, run_every
 from kafka_health.consumer_groups.config import ConsumerGroupsConfig
-from kafka_health.consumer_groups.lag import LagOf, LagTable, LogEnds
+from kafka_health.consumer_groups.lag import LagTable, LagView, LogEnds
 from kafka_health.consumer_groups.observation import (
     GroupObservation,
     GroupsRound,
@@ -105,13 +104,14 @@ class GroupsPoller:
         self.last = result
         return result
 
-    def _lags(self, ends: LogEnds) -> LagOf:
-        """The round's log end offsets (its last reads) sampled now; the time lags from them
-        (what :meth:`_with_lag` does, for a source that builds the observations itself)."""
+    def _lags(self, ends: LogEnds) -> LagView:
+        """The round's log end offsets (its last reads) sampled now; the table to estimate
+        the time lags from (what :meth:`_with_lag` does, for a source that builds the
+        observations itself)."""
         now = self.clock.time()
         self.table.record_ends(ends, now)
         self.table.forget(now)
-        return functools.partial(self.table.lag_of, now=now)
+        return self.table.view(now)
 
     def _with_lag(
         self, groups: tuple[GroupObservation, ...], now: float

@@ -186,8 +186,8 @@ class _Round:
             read.update(d.assigned)
             read.update(d.committed)
         offsets = self.offsets.read(read)
-        lag_of = None if lags is None else lags(offsets.ends)
-        groups = tuple(observation(x, described[x.group], offsets, at_ms, lag_of) for x in chosen)
+        view = None if lags is None else lags(offsets.ends)
+        groups = tuple(observation(x, described[x.group], offsets, at_ms, view) for x in chosen)
         return GroupsRound(at_ms=at_ms, groups=groups, over_cap=over_cap)
 
     def list_groups(self, brokers: list[int]) -> tuple[dict[str, Listed], dict[int, str]]:
