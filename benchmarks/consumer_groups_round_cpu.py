@@ -4,8 +4,9 @@
 process of their own (``RemoteGroupAdmin``: the driver encodes every request and decodes every
 answer with kafka-python, as its admin client does; the metadata too), on simulated time, a
 round every 5 s. Each round timed in this thread's CPU seconds: ``poll_s`` the poller's round
-(``decode_s`` kafka-python's decode of the answers, ``lag_s`` the lag table's step,
-``source_less_decode_s`` the rest: encoding, the source's parse), then the board's fold
+(``decode_s`` kafka-python's decode of the answers, ``lag_s`` the lag table's samples
+recorded, ``source_less_decode_s`` the rest: encoding, the source's parse, the observations
+with their time lags), then the board's fold
 (``observe_s``) and ``signals_s``; medians over the measured rounds, the verdicts and a digest
 of the last round's observations and signals (the same digest: the same things observed).
 ``benchmarks/consumer_groups_scale.py`` answers in-process and subtracts the fake's work;
@@ -67,16 +68,16 @@ def measure(groups: int, rounds: int, warmup: int, profile: str) -> dict[str, An
     source = AdminGroupsSource(KafkaConfig(), cfg, make_admin=lambda: admin)
     poller = GroupsPoller(source, LagTable(), cfg, clock=clock)
     lag_cpu = [0.0]
-    with_lag = poller._with_lag
+    lags = poller._lags
 
     def timed(*args: Any) -> Any:
         started = cpu()
         try:
-            return with_lag(*args)
+            return lags(*args)
         finally:
             lag_cpu[0] += cpu() - started
 
-    poller._with_lag = timed  # type: ignore[method-assign,assignment]
+    poller._lags = timed  # type: ignore[method-assign,assignment]
     detector = ConsumerGroups(cfg)
     names = ("poll_s", "decode_s", "lag_s", "source_less_decode_s", "observe_s", "signals_s",
              "round_s")  # fmt: skip

@@ -30,12 +30,17 @@ stay dense, older ones sparser, none older than ``horizon_s`` but the newest of 
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from kafka_health.consumer_groups.observation import PartitionOffsets
 
 Key = tuple[str, int]
+LogEnds = Mapping[str, Mapping[int, int]]
+"""Log end offsets by topic, then partition."""
+Lags = Callable[[LogEnds], "LagView"]
+"""Given a round's log end offsets (its last reads): records them, and hands the table's
+series for the time lags (:class:`LagView`)."""
 
 
 @dataclass(slots=True)
@@ -85,29 +90,41 @@ class LagTable:
 
     def record(self, topic: str, partition: int, log_end: int, now: float) -> None:
         """Add a sample: ``log_end`` read at ``now``."""
-        key = (topic, partition)
-        series = self._series.get(key)
-        if series is None:
-            if len(self._series) >= self.max_partitions:
-                self.overflow += 1
-                return
-            series = self._series[key] = _Series()
-        series.seen = now
-        offsets, times = series.offsets, series.times
-        if times and now < times[-1]:
-            return  # the clock went back: the sample would break the order
-        if offsets and log_end < offsets[-1]:
-            offsets.clear()  # truncated or recreated: start over
-            times.clear()
-        if len(offsets) >= 2 and offsets[-1] == offsets[-2] == log_end:
-            times[-1] = now  # a flat run needs only its first and last samples
-        else:
-            offsets.append(log_end)
-            times.append(now)
-        if len(times) > 2 and times[1] < now - self.horizon_s:
-            self._expire(series, now)
-        if len(offsets) > self.max_samples:
-            _thin(series, now, self.max_samples * 3 // 4)
+        self.record_ends({topic: {partition: log_end}}, now)
+
+    def record_ends(self, ends: LogEnds, now: float) -> None:
+        """Add the samples ``ends`` (by topic, then partition), all read at ``now``."""
+        all_series = self._series
+        horizon = now - self.horizon_s
+        most = self.max_samples
+        for topic, by_partition in ends.items():
+            for partition, log_end in by_partition.items():
+                series = all_series.get((topic, partition))
+                if series is None:
+                    if len(all_series) >= self.max_partitions:
+                        self.overflow += 1
+                        continue
+                    series = all_series[(topic, partition)] = _Series()
+                series.seen = now
+                offsets, times = series.offsets, series.times
+                if offsets:
+                    if now < times[-1]:
+                        continue  # the clock went back: the sample would break the order
+                    last = offsets[-1]
+                    if log_end < last:
+                        offsets.clear()  # truncated or recreated: start over
+                        times.clear()
+                    elif log_end == last and len(offsets) >= 2 and offsets[-2] == last:
+                        times[-1] = now  # a flat run needs only its first and last samples
+                        if len(times) > 2 and times[1] < horizon:
+                            self._expire(series, now)
+                        continue
+                offsets.append(log_end)
+                times.append(now)
+                if len(times) > 2 and times[1] < horizon:
+                    self._expire(series, now)
+                if len(offsets) > most:
+                    _thin(series, now, most * 3 // 4)
 
     def record_all(self, samples: Iterable[tuple[str, int, int]], now: float) -> None:
         """Add ``(topic, partition, log_end)`` samples read at ``now``, then forget partitions
@@ -158,31 +175,57 @@ class LagTable:
         next_unread = max(committed, log_start or 0)
         if next_unread >= log_end:
             return 0.0, "caught_up"
-        series = self._series.get((topic, partition))
-        target = next_unread + 1  # the log end offset once that record was written
-        if series is None or not series.offsets:
-            offsets: list[int] = []
-            times: list[float] = []
+        return behind(self._series.get((topic, partition)), next_unread, log_end, now,
+                      record_time)  # fmt: skip
+
+    def view(self, now: float) -> LagView:
+        """The table's series as they stand, for estimates at ``now`` (:func:`behind`)."""
+        return LagView(self._series, now)
+
+
+@dataclass(frozen=True)
+class LagView:
+    """A :class:`LagTable`'s series by partition and the time of the estimates: what
+    :func:`behind` needs, for a caller that estimates many partitions at once (the source's
+    observations) without a call a partition to the table."""
+
+    series: Mapping[Key, _Series]
+    now: float
+
+
+def behind(
+    series: _Series | None,
+    next_unread: int,
+    log_end: int,
+    now: float,
+    record_time: float | None = None,
+) -> tuple[float, str]:
+    """:meth:`LagTable.lag_of` once the unknown and caught up cases are out: the time lag of
+    the record at ``next_unread`` (below ``log_end``) from the partition's ``series``."""
+    target = next_unread + 1  # the log end offset once that record was written
+    if series is None or not series.offsets:
+        offsets: list[int] = []
+        times: list[float] = []
+    else:
+        offsets, times = series.offsets, series.times
+    # The current log end at ``now`` is the newest sample, unless the table has it already.
+    n = len(offsets)
+    newest = n == 0 or offsets[-1] < log_end
+    j = bisect.bisect_left(offsets, target)
+    if j == n and newest:  # between the table's newest sample and the current log end
+        if n == 0:
+            j = 0
         else:
-            offsets, times = series.offsets, series.times
-        # The current log end at ``now`` is the newest sample, unless the table has it already.
-        n = len(offsets)
-        newest = n == 0 or offsets[-1] < log_end
-        j = bisect.bisect_left(offsets, target)
-        if j == n and newest:  # between the table's newest sample and the current log end
-            if n == 0:
-                j = 0
-            else:
-                o0, t0 = offsets[-1], times[-1]
-                written = t0 + (target - o0) / (log_end - o0) * (now - t0)
-                return max(0.0, now - written), "interpolated"
-        if j == 0 or j == n:
-            if record_time is not None:
-                return max(0.0, now - record_time), "timestamp"
-            return max(0.0, now - (times[0] if n else now)), "extrapolated"
-        o0, o1, t0, t1 = offsets[j - 1], offsets[j], times[j - 1], times[j]
-        written = t0 + (target - o0) / (o1 - o0) * (t1 - t0)
-        return max(0.0, now - written), "interpolated"
+            o0, t0 = offsets[-1], times[-1]
+            written = t0 + (target - o0) / (log_end - o0) * (now - t0)
+            return max(0.0, now - written), "interpolated"
+    if j == 0 or j == n:
+        if record_time is not None:
+            return max(0.0, now - record_time), "timestamp"
+        return max(0.0, now - (times[0] if n else now)), "extrapolated"
+    o0, o1, t0, t1 = offsets[j - 1], offsets[j], times[j - 1], times[j]
+    written = t0 + (target - o0) / (o1 - o0) * (t1 - t0)
+    return max(0.0, now - written), "interpolated"
 
 
 def _thin(series: _Series, now: float, target: int) -> None:

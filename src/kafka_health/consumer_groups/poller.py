@@ -19,7 +19,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
 from kafka_health.clock import SYSTEM_CLOCK, Clock, run_every
 from kafka_health.consumer_groups.config import ConsumerGroupsConfig
-from kafka_health.consumer_groups.lag import LagTable
+from kafka_health.consumer_groups.lag import LagTable, LagView, LogEnds
 from kafka_health.consumer_groups.observation import (
     GroupObservation,
     GroupsRound,
@@ -86,18 +86,32 @@ class GroupsPoller:
         """One round: never raises; a failed round carries its ``error``."""
         started = self.clock.monotonic()
         at_ms = int(self.clock.time() * 1000)
+        lagged = getattr(self.source, "poll_lagged", None)
         try:
-            raw = self.source.poll(at_ms)
+            if lagged is not None:  # the source sets the time lags as it builds the round
+                result: GroupsRound = lagged(at_ms, self._lags)
+            else:
+                raw = self.source.poll(at_ms)
+                # The log ends were read last in the round: they are sampled at its end.
+                result = dataclasses.replace(
+                    raw, groups=self._with_lag(raw.groups, self.clock.time())
+                )
         except Exception as exc:
             log.warning("consumer-group round failed: %s", why(exc))
             result = GroupsRound(at_ms=at_ms, error=why(exc))
-        else:
-            # The log ends were read last in the round: they are sampled at its end.
-            result = dataclasses.replace(raw, groups=self._with_lag(raw.groups, self.clock.time()))
         result = dataclasses.replace(result, duration_s=self.clock.monotonic() - started)
         self._count(result)
         self.last = result
         return result
+
+    def _lags(self, ends: LogEnds) -> LagView:
+        """The round's log end offsets (its last reads) sampled now; the table to estimate
+        the time lags from (what :meth:`_with_lag` does, for a source that builds the
+        observations itself)."""
+        now = self.clock.time()
+        self.table.record_ends(ends, now)
+        self.table.forget(now)
+        return self.table.view(now)
 
     def _with_lag(
         self, groups: tuple[GroupObservation, ...], now: float

@@ -9,17 +9,18 @@ from kafka.protocol.admin import DescribeGroupsResponse
 from kafka.protocol.consumer import OffsetFetchResponse
 from kafka.protocol.consumer.metadata import ConsumerProtocolAssignment
 
+from kafka_health.consumer_groups.answers import (
+    Described,
+    Listed,
+    read_description,
+    read_offsets,
+)
+from kafka_health.consumer_groups.build import observation
 from kafka_health.consumer_groups.kip848 import (
     ConsumerGroupDescribeRequest,
     ConsumerGroupDescribeResponse,
 )
-from kafka_health.consumer_groups.source import (
-    Described,
-    Listed,
-    _observation,
-    _read_description,
-    _read_offsets,
-)
+from kafka_health.consumer_groups.log_offsets import LogOffsets
 
 
 def test_consumer_group_describe_request_bytes() -> None:
@@ -53,7 +54,7 @@ def test_a_consumer_protocol_group_is_read_with_its_epoch_and_assignment() -> No
     ]  # fmt: skip
     wire = R(version=1, throttle_time_ms=0, groups=groups).encode(version=1)
     out = {"g": Described(), "h": Described()}
-    _read_description("consumer", R.decode(wire, version=1), out)
+    read_description("consumer", R.decode(wire, version=1), out)
     g = out["g"]
     assert (g.state, g.members, g.generation, g.protocol_type) == ("Stable", 1, 7, "consumer")
     assert g.assigned == {("t", 0), ("t", 2)}
@@ -80,7 +81,7 @@ def test_a_classic_group_is_read_with_its_members_assignment() -> None:
     R = DescribeGroupsResponse
     wire = R(version=5, throttle_time_ms=0, groups=[group]).encode(version=5)
     out = {"g": Described()}
-    _read_description("classic", R.decode(wire, version=5), out)
+    read_description("classic", R.decode(wire, version=5), out)
     g = out["g"]
     assert (g.state, g.members, g.generation, g.assigned) == (
         "CompletingRebalance",
@@ -118,7 +119,7 @@ def test_offset_fetch_v8_reads_each_group_and_its_error() -> None:
     wire = R(version=8, throttle_time_ms=0, groups=groups).encode(version=8)
     answer = R.decode(wire, version=8)
     out = {"a": Described(), "b": Described()}
-    _read_offsets(answer, ["a", "b"], out)
+    read_offsets(answer, ["a", "b"], out)
     assert out["a"].committed == {("t", 0): 42}  # -1: nothing committed for partition 1
     assert out["a"].error is None
     assert out["b"].error == "CoordinatorLoadInProgress (OffsetFetch)"
@@ -127,7 +128,8 @@ def test_offset_fetch_v8_reads_each_group_and_its_error() -> None:
 def test_the_observation_joins_committed_assigned_and_log_offsets() -> None:
     d = Described(state="Stable", members=2, assigned={("t", 0), ("t", 1)}, committed={("t", 0): 5})
     x = Listed("g", coordinator=3, protocol_type="consumer", group_type="consumer")
-    obs = _observation(x, d, {("t", 0): 1, ("t", 1): None}, {("t", 0): 2}, {("t", 0): 9}, 1000)
+    offsets = LogOffsets(leaders={"t": {0: 1, 1: None}}, starts={"t": {0: 2}}, ends={"t": {0: 9}})
+    obs = observation(x, d, offsets, 1000)
     assert obs.coordinator == 3
     assert obs.protocol == "consumer"
     p0, p1 = obs.partitions

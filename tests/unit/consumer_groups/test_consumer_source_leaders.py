@@ -11,8 +11,9 @@ import pytest
 from kafka.errors import KafkaTimeoutError
 
 from kafka_health.consumer_groups.config import ConsumerGroupsConfig
+from kafka_health.consumer_groups.log_offsets import LEADERS_EVERY
 from kafka_health.consumer_groups.observation import PartitionOffsets
-from kafka_health.consumer_groups.source import LEADERS_EVERY, AdminGroupsSource
+from kafka_health.consumer_groups.source import AdminGroupsSource
 from kafka_health.dev.fake_group_admin import FakeCluster, FakeGroup, FakeGroupAdmin
 from kafka_health.kafka_config import KafkaConfig
 
@@ -194,10 +195,10 @@ def test_a_failed_request_is_made_again_next_round() -> None:
 def test_a_kept_request_encodes_as_kafka_pythons_own(version: int) -> None:
     from kafka.protocol.consumer import ListOffsetsRequest
 
-    from kafka_health.consumer_groups.source import _offsets_request
+    from kafka_health.consumer_groups.log_offsets import offsets_request
 
     keys = [("t", 0), ("t", 1), ("u", 3)]
-    kept = _offsets_request(keys, -1)
+    kept = offsets_request(keys, -1)
     T = ListOffsetsRequest.ListOffsetsTopic
     P = T.ListOffsetsPartition
     own = ListOffsetsRequest(isolation_level=0, min_version=0, topics=[

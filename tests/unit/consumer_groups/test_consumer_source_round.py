@@ -122,7 +122,7 @@ def test_groups_over_the_cap_are_counted() -> None:
 
 
 def test_at_most_three_requests_in_flight_to_a_broker() -> None:
-    from kafka_health.consumer_groups.source import IN_FLIGHT, _exchange
+    from kafka_health.consumer_groups.exchange import IN_FLIGHT, exchange
 
     flying: Counter[int] = Counter()
     most: Counter[int] = Counter()
@@ -144,7 +144,7 @@ def test_at_most_three_requests_in_flight_to_a_broker() -> None:
         return Answer(node_id, request)
 
     requests = [(i % 2, f"r{i}") for i in range(20)] + [(1, "boom")]
-    coro = _exchange(send, requests)
+    coro = exchange(send, requests)
     with pytest.raises(StopIteration) as done:
         coro.send(None)
     answers = done.value.value
@@ -159,3 +159,69 @@ def test_answers_encoded_and_decoded_as_on_the_wire_read_the_same() -> None:
     plain, _ = source()
     assert src.poll(1000).groups == plain.poll(1000).groups
     assert admin._manager.decode_s > 0 and admin._manager.build_s > 0
+
+
+def test_only_the_exchanges_run_on_the_admin_clients_thread() -> None:
+    """The admin client's ``run`` (its I/O thread) is handed the exchanges and nothing else:
+    the answers are read, and the observations made, on the caller's thread."""
+    from kafka_health.consumer_groups.exchange import ask, exchange
+
+    src, admin = source()
+    manager = admin._manager
+    ran: list[Any] = []
+    run = manager.run
+
+    def recorded(fn: Any, *args: Any) -> Any:
+        ran.append(fn)
+        return run(fn, *args)
+
+    manager.run = recorded  # type: ignore[method-assign]
+    assert len(src.poll(1000).groups) == 3
+    assert ran and set(ran) <= {ask, exchange}
+
+
+def test_a_round_with_its_time_lags_is_the_poller_adding_them_after() -> None:
+    """The source's observations with ``lag_s`` set as it builds them (``poll_lagged``) are
+    those the poller makes from a source that leaves them unset."""
+    from kafka_health.consumer_groups.lag import LagTable
+    from kafka_health.consumer_groups.poller import GroupsPoller
+
+    class Unlagged:
+        def __init__(self, inner: AdminGroupsSource) -> None:
+            self.inner = inner
+
+        def poll(self, at_ms: int) -> Any:
+            return self.inner.poll(at_ms)
+
+        def close(self) -> None: ...
+
+    class Clock:
+        t = 100.0
+
+        def time(self) -> float:
+            return self.t
+
+        def monotonic(self) -> float:
+            return 0.0
+
+    worlds: list[FakeCluster] = [cluster(), cluster()]
+    clocks = [Clock(), Clock()]
+    admins = [FakeGroupAdmin(w) for w in worlds]
+    sources = [
+        AdminGroupsSource(KafkaConfig(), ConsumerGroupsConfig(), make_admin=lambda: admins[0]),
+        AdminGroupsSource(KafkaConfig(), ConsumerGroupsConfig(), make_admin=lambda: admins[1]),
+    ]
+    lagged = GroupsPoller(sources[0], LagTable(), ConsumerGroupsConfig(), clocks[0])
+    after = GroupsPoller(Unlagged(sources[1]), LagTable(), ConsumerGroupsConfig(), clocks[1])
+    for step in range(6):
+        for world, clock in zip(worlds, clocks, strict=True):
+            clock.t += 5.0
+            world.log_end[("t", 0)] += 7 * step
+            world.log_end[("t", 1)] += 3
+            world.groups["a"].committed[("t", 0)] = world.log_end[("t", 0)] - 9
+            if step % 2:
+                world.groups["b"].committed[("t", 1)] = world.log_end[("t", 1)]
+        one, two = lagged.poll_once(), after.poll_once()
+        assert one.groups == two.groups
+    bases = {p.lag_basis for g in one.groups for p in g.partitions}
+    assert {"interpolated", "caught_up", "extrapolated"} <= bases
