@@ -260,6 +260,17 @@ def corner_records() -> list[Record]:
         "\U0001f600" * 30 + " INFO Shrinking ISR from 1 to 1 (k)",
         "Shrinking ISR from 1 to 1 " + "é" * 20000,
         "[2026-11-22 10:00:00,000] INFO x (k)\n" + "é" * 20000 + "NotLeaderForPartition",
+        # the BINARY check by bytes (ASCII table), and by the regex past the BMP
+        "[2026-11-22 10:00:00,000] INFO Shrinking ISR from 1 to 1 (k)\x7f",
+        "[2026-11-22 10:00:00,000] INFO Shrinking ISR from 1 to 1 (k)\x1b[0m\t",
+        "\U0001f600 [2026-11-22 10:00:00,000] INFO Shrinking ISR \x01 from 1 to 1 (k)",
+        "\U0001f600 [2026-11-22 10:00:00,000] INFO Shrinking ISR from 1 to 1 (k)\x85",
+        '{"message": ' + m + ', "x": "\U0001f600", "y": "\\u0002"}',
+        # get_json_object of a dotted path on a text that is or is not an object
+        '{"message": ' + m + ', "host": " \\t{\\"name\\": \\"h1\\"}"}',
+        '{"message": ' + m + ', "host": "\\ufeff{\\"name\\": \\"h2\\"}"}',
+        '{"message": ' + m + ', "host": "\\u000b{\\"name\\": \\"h3\\"}"}',
+        '{"message": ' + m + ', "host": "[{\\"name\\": \\"h4\\"}]"}',
         "    at org.apache.Foo(Foo.java:1)",
         "java.lang.IllegalStateException: boom",
         "Caused by: x",

@@ -51,6 +51,12 @@ final class EventFields {
             lineBroker = id == null ? null : id.toString();
         }
         String namedBroker = broker == null ? null : SparkText.emptyToNull(SparkText.trimSpaces(broker));
+        if (p == null) { // no pattern, no groups: every field is null but the broker's
+            if (spec.brokerField >= 0) {
+                out[spec.brokerField] = namedBroker != null ? namedBroker : lineBroker;
+            }
+            return out;
+        }
         for (int i = 0; i < out.length; i++) {
             Spec.FieldSpec f = spec.eventFields[i];
             if ("simple".equals(f.how)) {

@@ -38,7 +38,7 @@ final class RecordDecoder {
             text = SparkText.decodeUtf8(value);
             if (text == null) {
                 preBad = "not_utf8";
-            } else if (spec.binary.matcher(text).find()) {
+            } else if (isBinary(value, text)) {
                 preBad = "binary";
             }
         }
@@ -143,6 +143,12 @@ final class RecordDecoder {
         }
         e.nLines = lines;
         return e;
+    }
+
+    /** The BINARY shape found in the text (by its bytes where the table decides). */
+    private boolean isBinary(byte[] value, String text) {
+        Boolean byBytes = spec.binaryBytes == null ? null : spec.binaryBytes.in(value);
+        return byBytes != null ? byBytes : spec.binary.matcher(text).find();
     }
 
     /** The key matches {@code ^\s*\d+\s*$} (envelope._key_broker_and_host). */

@@ -132,8 +132,8 @@ final class SparkJson {
      * nothing matched or the text breaks first.
      */
     static String getJsonObject(String json, String[] names) {
-        if (json == null) {
-            return null;
+        if (json == null || names.length > 0 && !opensObject(json)) {
+            return null; // a name is looked up in an object only; Jackson would throw first
         }
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         try (JsonParser p = GET_JSON.createParser(json)) {
@@ -148,6 +148,17 @@ final class SparkJson {
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /** Whether the first character past JSON's white space is '{'. */
+    private static boolean opensObject(String json) {
+        for (int i = 0; i < json.length(); i++) {
+            char c = json.charAt(i);
+            if (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
+                return c == '{';
+            }
+        }
+        return false;
     }
 
     /**

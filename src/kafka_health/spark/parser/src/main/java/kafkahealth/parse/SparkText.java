@@ -142,6 +142,9 @@ final class SparkText {
 
     /** {@code is_valid_utf8}, then the text; null when the bytes are not UTF-8. */
     static String decodeUtf8(byte[] bytes) {
+        if (isAscii(bytes)) { // every byte its own character: the decode cannot fail
+            return new String(bytes, StandardCharsets.ISO_8859_1);
+        }
         try {
             CharBuffer out = StandardCharsets.UTF_8.newDecoder()
                     .onMalformedInput(CodingErrorAction.REPORT)
@@ -151,6 +154,15 @@ final class SparkText {
         } catch (CharacterCodingException e) {
             return null;
         }
+    }
+
+    private static boolean isAscii(byte[] bytes) {
+        for (byte b : bytes) {
+            if (b < 0) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** {@code cast(binary as string)}, then read as a Java String (malformed bytes replaced). */

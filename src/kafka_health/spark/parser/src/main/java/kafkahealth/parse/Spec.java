@@ -94,6 +94,8 @@ public final class Spec {
     final String[] logKinds, kafkaKinds;
     final int brokerIdMaxDigits;
     final Map<String, String[][]> layout = new HashMap<>();
+    /** {@link #binary} as a table of bytes, when it is one (null: the regex decides). */
+    final ByteClass binaryBytes;
     final Pattern binary, kindFromFile, epochDigits, entryStart, continuation, gcLine, log4jLine,
             timestamp, log4jDate, level, lineBroker, uptimeUnified, uptimeJdk8, defaultLayoutStamp;
     final String[] gcLineTexts, defaultLayoutLevels;
@@ -104,6 +106,9 @@ public final class Spec {
     final Pattern anyTrigger;
     final FieldSpec[] eventFields;
     final Map<String, Integer> fieldIndex = new LinkedHashMap<>();
+    /** The composed broker_id field's index (-1: none), the one field an entry that matched no
+     * pattern has. */
+    final int brokerField;
 
     private static final ConcurrentHashMap<String, Spec> COMPILED = new ConcurrentHashMap<>();
 
@@ -160,6 +165,7 @@ public final class Spec {
         }
         JsonNode s = root.get("shapes");
         binary = shape(s, "BINARY");
+        binaryBytes = ByteClass.of(binary);
         kindFromFile = shape(s, "KIND_FROM_FILE");
         epochDigits = shape(s, "EPOCH_DIGITS");
         entryStart = shape(s, "ENTRY_START");
@@ -208,6 +214,8 @@ public final class Spec {
             eventFields[i] = new FieldSpec(ef.get(i));
             fieldIndex.put(eventFields[i].name, i);
         }
+        Integer broker = fieldIndex.get("broker_id");
+        brokerField = broker != null && !"simple".equals(eventFields[broker].how) ? broker : -1;
     }
 
     private static Pattern shape(JsonNode shapes, String name) {
