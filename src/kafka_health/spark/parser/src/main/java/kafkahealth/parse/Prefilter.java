@@ -7,27 +7,35 @@ package kafkahealth.parse;
  */
 final class Prefilter {
     private final Spec spec;
+    /** Each gate's one-pass scan ({@link GateScan}; null: its texts searched one by one). */
+    private final GateScan[] scans;
 
     Prefilter(Spec spec) {
         this.spec = spec;
+        scans = new GateScan[spec.gates == null ? 0 : spec.gates.length];
+        for (int i = 0; i < scans.length; i++) {
+            scans[i] = GateScan.of(spec.gates[i]);
+        }
     }
 
     boolean maybe(String body, String family) {
         if (spec.gates == null) {
             return spec.anyTrigger.matcher(body).find();
         }
-        for (Spec.Gate gate : spec.gates) {
+        for (int i = 0; i < scans.length; i++) {
+            Spec.Gate gate = spec.gates[i];
             if (gate.searched.length == 0 && gate.words.length == 0) {
                 continue;
             }
-            if (Matching.allows(family, gate.family) && passes(body, gate)) {
+            if (Matching.allows(family, gate.family)
+                    && (scans[i] != null ? scans[i].passes(body) : passes(body, gate))) {
                 return true;
             }
         }
         return false;
     }
 
-    /** matching.passes_prefilter (FamilyPrefilter.passes). */
+    /** matching.passes_prefilter (FamilyPrefilter.passes), a text at a time. */
     private static boolean passes(String text, Spec.Gate gate) {
         for (String t : gate.searched) {
             if (text.contains(t)) {

@@ -201,8 +201,26 @@ final class RecordDecoder {
         return gc != null && !gc.isEmpty() ? "gc" : null;
     }
 
+    /** One to nine ASCII digits, no leading zero but a lone "0": an id Kafka writes. */
+    private boolean shortId(String text) {
+        int n = text.length();
+        if (n == 0 || n > Math.min(9, spec.brokerIdMaxDigits) || n > 1 && text.charAt(0) == '0') {
+            return false;
+        }
+        for (int i = 0; i < n; i++) {
+            char c = text.charAt(i);
+            if (c < '0' || c > '9') {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** envelope.valid_broker_id: an int32 of at least 0 written as Kafka writes it. */
     private boolean validBrokerId(String text) {
+        if (text != null && shortId(text)) {
+            return true;
+        }
         if (text == null || SparkText.utf8Length(text) > spec.brokerIdMaxDigits) {
             return false;
         }
