@@ -7,15 +7,13 @@ package kafkahealth.parse;
  */
 final class Prefilter {
     private final Spec spec;
-    /** Each gate's one-pass scan ({@link GateScan}; null: its texts searched one by one). */
+    /** Each gate's one-pass scan ({@link GateScan}; null: its texts searched one by one), built
+     * once per JVM with the spec: a UDF object is deserialized for every task. */
     private final GateScan[] scans;
 
     Prefilter(Spec spec) {
         this.spec = spec;
-        scans = new GateScan[spec.gates == null ? 0 : spec.gates.length];
-        for (int i = 0; i < scans.length; i++) {
-            scans[i] = GateScan.of(spec.gates[i]);
-        }
+        scans = spec.gateScans;
     }
 
     boolean maybe(String body, String family) {

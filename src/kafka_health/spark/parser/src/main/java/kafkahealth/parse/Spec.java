@@ -103,6 +103,8 @@ public final class Spec {
     final Map<String, String> youngGenCollector = new HashMap<>();
     final PatternSpec[] patterns;
     final Gate[] gates;
+    /** The gates' one-pass scans (null where a gate keeps the text-by-text search). */
+    final GateScan[] gateScans;
     final Pattern anyTrigger;
     final FieldSpec[] eventFields;
     final Map<String, Integer> fieldIndex = new LinkedHashMap<>();
@@ -198,6 +200,7 @@ public final class Spec {
         JsonNode g = root.get("gates");
         if (g == null || g.isNull()) {
             gates = null;
+            gateScans = new GateScan[0];
             anyTrigger = Pattern.compile(root.get("any_trigger").asText());
         } else {
             List<Gate> list = new ArrayList<>();
@@ -206,6 +209,10 @@ public final class Spec {
                 list.add(new Gate(e.getKey(), e.getValue()));
             }
             gates = list.toArray(new Gate[0]);
+            gateScans = new GateScan[gates.length];
+            for (int i = 0; i < gates.length; i++) {
+                gateScans[i] = GateScan.of(gates[i]);
+            }
             anyTrigger = null;
         }
         JsonNode ef = root.get("event_fields");
