@@ -41,3 +41,69 @@ def test_the_load_reaches_the_topics_at_its_rate_with_its_storm(
     assert stats.records[topics.canary_results] >= 4 * 6
     for topic in (topics.broker_logs, topics.cluster_state, topics.canary_results):
         assert records_in(config, topic) == stats.records[topic], topic
+
+
+def test_the_load_s_consumer_groups_are_what_the_job_s_poller_sees(
+    kafka_cluster: Any, tmp_path: Path
+) -> None:
+    """``bench load --groups``: real groups on the monitored cluster, committed every second
+    ``lag_s`` behind their partitions' ends, seen by the job's own poller as written."""
+    import threading
+
+    from kafka_health.consumer_groups.config import ConsumerGroupsConfig
+    from kafka_health.consumer_groups.lag import LagTable
+    from kafka_health.consumer_groups.poller import GroupsPoller
+    from kafka_health.consumer_groups.source import AdminGroupsSource
+    from kafka_health.dev.loadgen.group_traffic import (
+        GROUP_PREFIX,
+        TOPIC,
+        GroupTrafficPlan,
+        group_name,
+        run_group_traffic,
+    )  # fmt: skip
+
+    config = job_config(kafka_cluster, tmp_path)
+    plan = GroupTrafficPlan(groups=3, partitions_per_group=2, lag_s=2.0)
+    stop = threading.Event()
+    stats: list[Any] = []
+
+    def send() -> None:
+        try:
+            stats.append(run_group_traffic(config, plan, stop))
+        except Exception as exc:  # the assertion below says what
+            stats.append(exc)
+
+    sender = threading.Thread(target=send)
+    sender.start()
+    try:
+        groups_config = ConsumerGroupsConfig(interval_s=1.0, include=[f"{GROUP_PREFIX}.*"])
+        poller = GroupsPoller(AdminGroupsSource(config.kafka, groups_config), LagTable(),
+                              groups_config)  # fmt: skip
+        seen: dict[str, Any] = {}
+        for _ in range(30):
+            stop.wait(1.0)
+            observed = poller.poll_once()
+            seen = {g.group: g for g in observed.groups}
+            if len(seen) == 3 and all(
+                len(g.partitions) == 2 and all((p.committed or 0) >= 3 for p in g.partitions)
+                for g in seen.values()
+            ):
+                break
+        poller.stop(5.0)
+    finally:
+        stop.set()
+        sender.join(timeout=60)
+    assert stats and not isinstance(stats[0], Exception), stats
+    assert set(seen) == {group_name(n) for n in range(3)}, observed
+    for n in range(3):
+        group = seen[group_name(n)]
+        assert group.members == 0 and group.error is None
+        assert {(p.topic, p.partition) for p in group.partitions} == {
+            (TOPIC, 2 * n),
+            (TOPIC, 2 * n + 1),
+        }
+        for p in group.partitions:  # a record a second, committed 2 s behind: 1-4 behind
+            assert p.committed is not None and p.log_end is not None
+            assert 1 <= p.log_end - p.committed <= 4, (group.group, p)
+    assert stats and stats[0].commit_failures == 0
+    assert stats[0].commits >= 3 * 3 and stats[0].records >= 6 * 3

@@ -26,8 +26,8 @@ INTERRUPTED = "interrupted: everything the bench started was stopped"
 def add_load_arguments(sub: Any) -> None:
     load = sub.add_parser(
         "load",
-        help="write a simulated cluster's broker logs, canary outcomes and snapshots (no "
-        "consumer groups: the job reads those from the cluster's admin API, not from a topic; "
+        help="write a simulated cluster's broker logs, canary outcomes and snapshots, and with "
+        "--groups real consumer-group traffic on the monitored cluster (10,000 groups: "
         "'bench throughput --groups' simulates them in the job's process)",
     )
     add_config_argument(load)
@@ -48,6 +48,14 @@ def add_load_arguments(sub: Any) -> None:
         "none)",
     )  # fmt: skip
     load.add_argument("--seed", type=int, default=1, help="the same seed sends the same records")
+    load.add_argument(
+        "--groups", type=int, default=0, metavar="N",
+        help="also N real consumer groups on the monitored cluster: a partition each of "
+        "--partitions-per-group of their own, written a record a second, offsets committed "
+        "every second --group-lag-s behind (default 0: none)",
+    )  # fmt: skip
+    load.add_argument("--partitions-per-group", type=int, default=10)
+    load.add_argument("--group-lag-s", type=float, default=5.0)
     load.add_argument("--json", action="store_true", help="print the figures as JSON")
 
 
@@ -58,6 +66,10 @@ def run(args: argparse.Namespace) -> int:
     if min(args.brokers, args.partitions, args.topics) < 1 or args.rate < 0:
         print("--brokers, --partitions and --topics must be at least 1, --rate at least 0",
               file=sys.stderr)  # fmt: skip
+        return 2
+    groups = _group_plan(args)
+    if groups is not None and groups.problem():
+        print(groups.problem(), file=sys.stderr)
         return 2
     config = config_from_args(args)
     snapshot = (
@@ -70,24 +82,66 @@ def run(args: argparse.Namespace) -> int:
     )  # fmt: skip
     shape = ClusterShape(args.brokers, args.partitions, args.topics)
     stop = threading.Event()
+    consumers = _GroupsThread(config, groups, stop) if groups is not None else None
     try:
         stats = run_load(config, Traffic(shape, config.topics, args.seed), plan, stop)
     except KeyboardInterrupt:
         stop.set()
         return 130
-    figures = {
+    finally:
+        stop.set()
+        group_figures = consumers.join() if consumers is not None else None
+    figures: dict[str, Any] = {
         "seconds": round(stats.seconds, 1),
         "records": dict(stats.records),
         "records_per_s": round(stats.records_per_s),
         "log_records_planned": stats.log_records_planned,
         "max_behind_records": stats.max_behind_records,
     }
+    if group_figures is not None:
+        figures["consumer_groups"] = group_figures
     if args.json:
         print(json.dumps(figures))
     else:
         for key, value in figures.items():
             print(f"{key:>20}: {value}")
     return 0
+
+
+def _group_plan(args: argparse.Namespace) -> Any:
+    from kafka_health.dev.loadgen.group_traffic import GroupTrafficPlan
+
+    if args.groups == 0:
+        return None
+    return GroupTrafficPlan(args.groups, args.partitions_per_group, args.group_lag_s)
+
+
+class _GroupsThread:
+    """:func:`~kafka_health.dev.loadgen.group_traffic.run_group_traffic` beside the load."""
+
+    def __init__(self, config: Any, plan: Any, stop: threading.Event) -> None:
+        self._result: dict[str, Any] = {}
+        self._thread = threading.Thread(target=self._run, args=(config, plan, stop), daemon=True)
+        self._thread.start()
+
+    def _run(self, config: Any, plan: Any, stop: threading.Event) -> None:
+        from kafka_health.dev.loadgen.group_traffic import run_group_traffic
+
+        try:
+            stats = run_group_traffic(config, plan, stop)
+        except Exception as exc:  # reported in the figures, the load goes on
+            self._result = {"error": f"{type(exc).__name__}: {exc}"}
+            return
+        self._result = {
+            "groups": plan.groups, "partitions": plan.partitions, "records": stats.records,
+            "commits": stats.commits, "commit_failures": stats.commit_failures,
+            "rounds": len(stats.seconds),
+            "round_s_max": round(max(stats.seconds), 3) if stats.seconds else None,
+        }  # fmt: skip
+
+    def join(self) -> dict[str, Any]:
+        self._thread.join(timeout=60)
+        return self._result
 
 
 def add_throughput_arguments(sub: Any) -> None:

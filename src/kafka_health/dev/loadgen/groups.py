@@ -12,9 +12,9 @@ the wall clock, the answers built in a process of their own, the job's own polle
 schedule).
 
 The consumer traffic reaches only a job whose admin client is the fake
-(``MonitorJob(groups_admin=...)``, in the benchmark's own process): ``bench load``, which writes
-to a running job's topics from another process, cannot carry it (a real cluster's groups are
-read through its admin API, not from a topic).
+(``MonitorJob(groups_admin=...)``, in the benchmark's own process). ``bench load --groups``
+(:mod:`.group_traffic`) writes real groups to the monitored cluster instead, as many as a
+local broker holds the partitions of (10,000 at most), not 100,000.
 
 What the driver does with a real cluster, it does here: it encodes each request and decodes each
 answer with kafka-python, the metadata of the topics read too. What the brokers do (keep the

@@ -17,9 +17,9 @@ and a plain-Python monitor, on the same data, in one run.
    ``groups`` (``--groups``), the job's consumer-group poller reads that many simulated groups
    meanwhile (:mod:`~kafka_health.dev.loadgen.groups`: its own poller, source, lag table and
    board, only the admin client a fake, answered with kafka-python's own responses by a
-   process of its own; ``bench load`` cannot carry them); the rounds' interval, duration,
-   and how many reached the board (a publish of the job showed them) are reported beside
-   the batches.
+   process of its own; ``bench load --groups`` writes real ones, too few for this); the
+   rounds' interval, duration, and how many reached the board (a publish of the job showed
+   them) are reported beside the batches.
 
 Rates of Spark queries are the records of their batches over the batches' durations
 (``StreamingQueryProgress``), so the query's start-up is not counted against it; the plain
