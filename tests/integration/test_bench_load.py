@@ -9,6 +9,7 @@ import pytest
 from kafka import KafkaConsumer, TopicPartition
 from tests.support.job_support import create_topics, job_config
 
+from kafka_health.config import MonitorConfig
 from kafka_health.dev.loadgen.producer import LoadPlan, run_load
 from kafka_health.dev.loadgen.traffic import ClusterShape, Traffic
 from kafka_health.kafka_clients import python_client_options
@@ -43,11 +44,10 @@ def test_the_load_reaches_the_topics_at_its_rate_with_its_storm(
         assert records_in(config, topic) == stats.records[topic], topic
 
 
-def test_the_load_s_consumer_groups_are_what_the_job_s_poller_sees(
-    kafka_cluster: Any, tmp_path: Path
-) -> None:
+def test_the_load_s_consumer_groups_are_what_the_job_s_poller_sees(local_cluster: Any) -> None:
     """``bench load --groups``: real groups on the monitored cluster, committed every second
-    ``lag_s`` behind their partitions' ends, seen by the job's own poller as written."""
+    ``lag_s`` behind their partitions' ends, seen by the job's own poller as written. A private
+    1-broker cluster: on the session's shared one, a later test's job would watch the groups."""
     import threading
 
     from kafka_health.consumer_groups.config import ConsumerGroupsConfig
@@ -62,7 +62,7 @@ def test_the_load_s_consumer_groups_are_what_the_job_s_poller_sees(
         run_group_traffic,
     )  # fmt: skip
 
-    config = job_config(kafka_cluster, tmp_path)
+    config = MonitorConfig().with_bootstrap(local_cluster(brokers=1).bootstrap_servers)
     plan = GroupTrafficPlan(groups=3, partitions_per_group=2, lag_s=2.0)
     stop = threading.Event()
     stats: list[Any] = []
