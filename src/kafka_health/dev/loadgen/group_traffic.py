@@ -73,24 +73,22 @@ def run_group_traffic(
     try:
         with contextlib.suppress(TopicAlreadyExistsError):
             admin.create_topics([NewTopic(TOPIC, plan.partitions, 1)], timeout_ms=60_000)
-        sent = [0] * plan.partitions  # records written to each partition by this run
         base = _log_ends(config, plan.partitions)
-        history: deque[tuple[float, list[int]]] = deque()
+        rounds: deque[tuple[float, int]] = deque()  # (when, records a partition had by then)
         while not stop.is_set():
             started = time.monotonic()
             for p in range(plan.partitions):
                 producer.send(TOPIC, value=b"bench", partition=p)
             producer.flush(timeout=30)
             stats.records += plan.partitions
-            sent = [n + 1 for n in sent]
-            history.append((started, list(sent)))
-            while len(history) > 1 and history[1][0] <= started - plan.lag_s:
-                history.popleft()
-            committed = history[0][1]
+            rounds.append((started, len(stats.seconds) + 1))
+            while len(rounds) > 1 and rounds[1][0] <= started - plan.lag_s:
+                rounds.popleft()
+            committed = rounds[0][1]  # every partition gets a record a round
             for g in range(plan.groups):
                 first = g * plan.partitions_per_group
                 offsets = {
-                    TopicPartition(TOPIC, p): OffsetAndMetadata(base[p] + committed[p], "", -1)
+                    TopicPartition(TOPIC, p): OffsetAndMetadata(base[p] + committed, "", -1)
                     for p in range(first, first + plan.partitions_per_group)
                 }
                 try:
