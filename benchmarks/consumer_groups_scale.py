@@ -38,7 +38,6 @@ import statistics
 import sys
 import time
 import tracemalloc
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +48,7 @@ from kafka_health.consumer_groups.poller import GroupsPoller
 from kafka_health.consumer_groups.source import AdminGroupsSource
 from kafka_health.detectors.consumer_groups import ConsumerGroups
 from kafka_health.dev.fake_group_admin import FakeGroupAdmin
+from kafka_health.dev.loadgen.group_traffic import retrying
 from kafka_health.dev.loadgen.groups import (
     BROKERS,
     INTERVAL_S,
@@ -260,7 +260,7 @@ def real_kafka(args: argparse.Namespace) -> dict[str, Any]:
             for i in range(groups):
                 mine = [keys[(i * per_group + k) % len(keys)] for k in range(per_group)]
                 offsets = {tp: OffsetAndMetadata(0, "", -1) for tp in mine}
-                _retrying(admin.alter_group_offsets, f"scale-{i:05d}", offsets)
+                retrying(admin.alter_group_offsets, f"scale-{i:05d}", offsets)
             committed_s = time.monotonic() - started
             admin.close()
             cfg = ConsumerGroupsConfig(interval_s=INTERVAL_S, request_timeout_s=30.0,
@@ -289,21 +289,6 @@ def real_kafka(args: argparse.Namespace) -> dict[str, Any]:
         "first_round_s": round(durations[0], 3),
         "round_s": quantiles(durations[1:] or durations),
     }
-
-
-def _retrying(call: Callable[..., Any], *args: Any, within_s: float = 120.0) -> Any:
-    """``call()``, again while the group coordinator is not ready (``__consumer_offsets`` is
-    made at the first group's commit)."""
-    from kafka.errors import KafkaError
-
-    deadline = time.monotonic() + within_s
-    while True:
-        try:
-            return call(*args)
-        except KafkaError as exc:
-            if not getattr(exc, "retriable", False) or time.monotonic() > deadline:
-                raise
-            time.sleep(0.5)
 
 
 def main() -> None:

@@ -12,6 +12,7 @@ import contextlib
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -92,7 +93,8 @@ def run_group_traffic(
                     for p in range(first, first + plan.partitions_per_group)
                 }
                 try:
-                    _commit(admin, group_name(g), offsets, first=stats.commits == 0)
+                    retrying(admin.alter_group_offsets, group_name(g), offsets,
+                             within_s=60 if stats.commits == 0 else 0)  # fmt: skip
                     stats.commits += 1
                 except KafkaError:
                     stats.commit_failures += 1
@@ -104,16 +106,16 @@ def run_group_traffic(
     return stats
 
 
-def _commit(admin: Any, group: str, offsets: dict[Any, Any], first: bool) -> None:
-    """OffsetCommit through the admin API; the first one again while the coordinator is not
-    ready (``__consumer_offsets`` is made at a cluster's first commit)."""
+def retrying(call: Callable[..., Any], *args: Any, within_s: float = 120.0) -> Any:
+    """``call(*args)``, again while it fails with a retriable Kafka error, for ``within_s`` (a
+    group commit while the coordinator is not ready: ``__consumer_offsets`` is made at a
+    cluster's first commit)."""
     from kafka.errors import KafkaError
 
-    deadline = time.monotonic() + (60 if first else 0)
+    deadline = time.monotonic() + within_s
     while True:
         try:
-            admin.alter_group_offsets(group, offsets)
-            return
+            return call(*args)
         except KafkaError as exc:
             if not getattr(exc, "retriable", False) or time.monotonic() > deadline:
                 raise
