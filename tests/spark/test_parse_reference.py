@@ -271,6 +271,19 @@ def corner_records() -> list[Record]:
         '{"message": ' + m + ', "host": "\\ufeff{\\"name\\": \\"h2\\"}"}',
         '{"message": ' + m + ', "host": "\\u000b{\\"name\\": \\"h3\\"}"}',
         '{"message": ' + m + ', "host": "[{\\"name\\": \\"h4\\"}]"}',
+        # the prefilter's words count only as whole tokens beside a gated text (GateScan's
+        # table: the space or end after a word is checked before the one before it)
+        "[2026-11-22 10:00:00,000] INFO Loading offsets from x known (k)",
+        "[2026-11-22 10:00:00,000] INFO Loading offsets from x unknown (k)",
+        "loading Loading offsets from",
+        "Loading offsets fromloading",
+        "[2026-11-22 10:00:00,000] INFO Loading offsets from x nowhere now",
+        "[2026-11-22 10:00:00,000] INFO Loading offsets from \u00e9 loading",
+        # Jackson's byte parser for an all-ASCII record, its character parser otherwise
+        '{"message": ' + m + ', "n": 1e400, "b": [1, {"c": null}]}',
+        '{"message": ' + m + ", 'single': 'quoted'}",
+        '{"message": ' + m + ', "t": "\t"  , "nan": NaN}',
+        '{"message": ' + m + ', "x": "é"}',
         "    at org.apache.Foo(Foo.java:1)",
         "java.lang.IllegalStateException: boom",
         "Caused by: x",

@@ -13,17 +13,25 @@ import java.util.List;
  * the whole text; this reads it once.
  */
 final class GateScan {
-    private static final int SEARCHED = 1, GATED = 2;
+    private static final int SEARCHED = 1, GATED = 2, WORDS = 4;
+    /** A transition's low bit: the state it enters has texts ending there. */
+    private static final int MARKED = 1;
 
-    /** Per state, the next state for each ASCII character. */
-    private final int[][] next;
-    /** Per state, the kinds (SEARCHED | GATED) of the texts ending there, suffix links' too. */
-    private final int[] kinds;
+    /**
+     * Every state's 128 transitions in one array: entry {@code state * 128 + c} holds the next
+     * state times 128 (its row's start), its low bit {@link #MARKED}. One array read a character
+     * (a row array per state cost two reads and a bounds check more, and was the parse's
+     * largest cost: 19 % of the job's executor samples, JFR).
+     */
+    private final int[] table;
+    /** Per state, the kinds (SEARCHED | GATED | WORDS) of the texts ending there, suffix links'
+     * too. */
+    private final byte[] kinds;
     /** Per state, the lengths of the words ending there (suffix links' too). */
     private final int[][] wordLengths;
 
-    private GateScan(int[][] next, int[] kinds, int[][] wordLengths) {
-        this.next = next;
+    private GateScan(int[] table, byte[] kinds, int[][] wordLengths) {
+        this.table = table;
         this.kinds = kinds;
         this.wordLengths = wordLengths;
     }
@@ -91,14 +99,20 @@ final class GateScan {
                 }
             }
         }
-        int[][] next = go.toArray(new int[0][]);
-        int[] kinds = new int[n];
+        byte[] kinds = new byte[n];
         int[][] wordLengths = new int[n][];
         for (int i = 0; i < n; i++) {
-            kinds[i] = kind.get(i);
             wordLengths[i] = words.get(i).stream().mapToInt(Integer::intValue).toArray();
+            kinds[i] = (byte) (kind.get(i) | (wordLengths[i].length > 0 ? WORDS : 0));
         }
-        return new GateScan(next, kinds, wordLengths);
+        int[] table = new int[n * 128];
+        for (int i = 0; i < n; i++) {
+            for (int c = 0; c < 128; c++) {
+                int to = go.get(i)[c];
+                table[i * 128 + c] = to * 128 | (kinds[to] != 0 ? MARKED : 0);
+            }
+        }
+        return new GateScan(table, kinds, wordLengths);
     }
 
     private static int[] filled() {
@@ -109,28 +123,41 @@ final class GateScan {
 
     /** Prefilter.passes(text, gate). */
     boolean passes(String text) {
-        int state = 0;
+        int row = 0; // the state times 128
         boolean gated = false, word = false;
         int n = text.length();
         for (int i = 0; i < n; i++) {
             char c = text.charAt(i);
-            state = c < 128 ? next[state][c] : 0; // no text holds a character past ASCII
-            int k = kinds[state];
+            if (c >= 128) { // no text holds a character past ASCII: back to the root
+                row = 0;
+                continue;
+            }
+            int t = table[row + c];
+            row = t & -128;
+            if ((t & MARKED) == 0) {
+                continue;
+            }
+            int k = kinds[row >>> 7];
             if ((k & SEARCHED) != 0) {
                 return true;
             }
             gated |= (k & GATED) != 0;
-            if (!word) {
-                for (int len : wordLengths[state]) {
-                    int at = i + 1 - len;
-                    if ((at == 0 || text.charAt(at - 1) == ' ')
-                            && (i + 1 == n || text.charAt(i + 1) == ' ')) {
-                        word = true;
-                        break;
-                    }
-                }
+            if (!word && (k & WORDS) != 0 && (i + 1 == n || text.charAt(i + 1) == ' ')) {
+                word = startsToken(text, i, wordLengths[row >>> 7]);
             }
         }
         return word && gated;
+    }
+
+    /** Whether a word of one of {@code lengths} ending at {@code i} starts a token (the text
+     * or a space before it; a space or the end after it is checked first). */
+    private static boolean startsToken(String text, int i, int[] lengths) {
+        for (int len : lengths) {
+            int at = i + 1 - len;
+            if (at == 0 || text.charAt(at - 1) == ' ') {
+                return true;
+            }
+        }
+        return false;
     }
 }

@@ -1,5 +1,6 @@
 package kafkahealth.parse;
 
+import java.nio.charset.StandardCharsets;
 import java.util.regex.Matcher;
 
 /**
@@ -30,12 +31,15 @@ final class RecordDecoder {
         int size = value == null ? 0 : value.length;
         String text = null;
         String preBad = null;
+        boolean ascii = false;
         if (size == 0) {
             preBad = "empty";
         } else if (size > spec.maxEntryBytes) {
             preBad = "oversize";
         } else {
-            text = SparkText.decodeUtf8(value);
+            ascii = SparkText.isAscii(value);
+            text = ascii ? new String(value, StandardCharsets.ISO_8859_1)
+                    : SparkText.decodeUtf8(value);
             if (text == null) {
                 preBad = "not_utf8";
             } else if (isBinary(value, text)) {
@@ -45,7 +49,7 @@ final class RecordDecoder {
         boolean isJson = text != null && SparkText.firstNonSpaceIs(text, '{');
         SparkJson.Doc doc = null;
         if (preBad == null && isJson) {
-            doc = SparkJson.fromJson(text, spec.docIndex, spec.docKeys);
+            doc = SparkJson.fromJson(text, ascii ? value : null, spec.docIndex, spec.docKeys);
         }
         Envelope env = doc == null ? null : new Envelope(spec, doc);
         String jsonMessage = env == null ? null : env.firstPath(spec.messagePaths, true);

@@ -62,10 +62,15 @@ final class SparkJson {
         }
     }
 
-    /** Null for a text with no JSON token at all (from_json gives null). */
-    static Doc fromJson(String text, Map<String, Integer> keys, int n) {
+    /**
+     * Null for a text with no JSON token at all (from_json gives null). {@code ascii}: the
+     * text's bytes when every one is ASCII (else null), read by Jackson's byte parser, which
+     * gives the same tokens as its character parser on them without copying the text.
+     */
+    static Doc fromJson(String text, byte[] ascii, Map<String, Integer> keys, int n) {
         Doc doc = new Doc(n);
-        try (JsonParser p = FROM_JSON.createParser(text)) {
+        try (JsonParser p = ascii != null && noZeroLead(ascii) ? FROM_JSON.createParser(ascii)
+                : FROM_JSON.createParser(text)) {
             JsonToken t = p.nextToken();
             if (t == null) {
                 return null;
@@ -101,6 +106,16 @@ final class SparkJson {
             doc.bad = true;
         }
         return doc;
+    }
+
+    /** No zero byte among the first four, from which Jackson would guess UTF-16 or -32. */
+    private static boolean noZeroLead(byte[] bytes) {
+        for (int i = 0; i < Math.min(4, bytes.length); i++) {
+            if (bytes[i] == 0) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static boolean nextUntil(JsonParser p, JsonToken stop) throws IOException {

@@ -156,7 +156,7 @@ final class SparkText {
         }
     }
 
-    private static boolean isAscii(byte[] bytes) {
+    static boolean isAscii(byte[] bytes) {
         for (byte b : bytes) {
             if (b < 0) {
                 return false;
