@@ -55,14 +55,19 @@ def process_name(pid: int) -> str:
         return "?"
 
 
+def stat_ticks(stat: Path) -> int:
+    """utime + stime of a ``/proc`` stat file (a process's or a thread's), in clock ticks."""
+    fields = stat.read_text().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])
+
+
 def cpu_ticks(pids: list[int]) -> int:
     total = 0
     for pid in pids:
         try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += stat_ticks(Path(f"/proc/{pid}/stat"))
         except OSError:
             continue
-        total += int(fields[11]) + int(fields[12])  # utime, stime
     return total
 
 

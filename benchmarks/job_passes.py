@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import os
 import re
 import sys
 import tempfile
@@ -28,17 +27,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.idle_cpu import TICK, stat_ticks
 from kafka_health.dev.devcluster import ClusterSpec, LocalCluster
 from kafka_health.dev.loadgen import throughput as bench
 from kafka_health.dev.loadgen.traffic import Traffic
-
-TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def _ticks(stat_path: Path) -> int:
-    """utime + stime of a /proc stat file, in clock ticks."""
-    fields = stat_path.read_text().rsplit(")", 1)[1].split()
-    return int(fields[11]) + int(fields[12])
 
 
 def process_cpu(kinds: dict[str, Callable[[str], bool]]) -> dict[str, float]:
@@ -49,12 +41,12 @@ def process_cpu(kinds: dict[str, Callable[[str], bool]]) -> dict[str, float]:
             continue
         try:
             command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-            ticks = _ticks(entry / "stat")
+            ticks = stat_ticks(entry / "stat")
         except OSError:
             continue
         for name, accepts in kinds.items():
             if accepts(command):
-                out[name] += ticks / TICKS
+                out[name] += ticks / TICK
     return out
 
 
@@ -64,11 +56,11 @@ def thread_cpu(pid: int) -> dict[str, float]:
     for task in Path(f"/proc/{pid}/task").iterdir():
         try:
             name = (task / "comm").read_text().strip()
-            ticks = _ticks(task / "stat")
+            ticks = stat_ticks(task / "stat")
         except OSError:
             continue
         key = name if name.startswith(("C1 ", "C2 ")) else re.sub(r"\d+", "#", name)
-        out[key] = out.get(key, 0.0) + ticks / TICKS
+        out[key] = out.get(key, 0.0) + ticks / TICK
     return out
 
 

@@ -140,11 +140,12 @@ final class SparkText {
         return s;
     }
 
-    /** {@code is_valid_utf8}, then the text; null when the bytes are not UTF-8. */
+    /**
+     * {@code is_valid_utf8}, then the text; null when the bytes are not UTF-8. Bytes that are
+     * all ASCII ({@link #isAscii}) need no decoder: each is its own character (the caller's
+     * fast path, which also hands them to Jackson's byte parser).
+     */
     static String decodeUtf8(byte[] bytes) {
-        if (isAscii(bytes)) { // every byte its own character: the decode cannot fail
-            return new String(bytes, StandardCharsets.ISO_8859_1);
-        }
         try {
             CharBuffer out = StandardCharsets.UTF_8.newDecoder()
                     .onMalformedInput(CodingErrorAction.REPORT)
