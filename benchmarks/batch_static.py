@@ -150,9 +150,9 @@ def main() -> None:
             recording = jvm.jdk.jfr.Recording(jvm.jdk.jfr.Configuration.getConfiguration("profile"))
             recording.start()
         started = time.monotonic()
-        plan = job_batch.driver_rows(job_batch.parsed_stream(frame, config))
+        records = job_batch.monitor_records(frame, config)
         built = time.monotonic()
-        out = plan.collect()
+        out = job_batch.driver_rows(records, config)
         took, ran = time.monotonic() - started, time.monotonic() - built
         label = "cold" if run == 0 else "warm"
         print(f"run {run} ({label}): {took:.2f} s, {len(rows) / took:,.0f} records/s, "

@@ -1,4 +1,5 @@
-"""Run the job's batch plan in a fresh JVM and report how HotSpot compiled its generated code.
+"""Run the job's batch (its tally and its dead letters' parse plan) in a fresh JVM and report
+how HotSpot compiled its generated code.
 
     python tests/spark/jit_probe.py [--records N] [--runs R]
 
@@ -73,7 +74,8 @@ def main() -> None:
     args = parser.parse_args()
 
     from kafka_health.config import MonitorConfig
-    from kafka_health.job.batch import driver_rows, parsed_stream
+    from kafka_health.job.batch import driver_rows, parsed_logs
+    from kafka_health.parsing.deadletter import dead_letters
     from kafka_health.spark import build_spark_session
 
     config = MonitorConfig()
@@ -88,7 +90,8 @@ def main() -> None:
     recording.enable("jdk.Compilation").withThreshold(jvm.java.time.Duration.ZERO)
     recording.start()
     for _ in range(args.runs):  # a plan built again each run, as each batch's is
-        driver_rows(parsed_stream(frame, config)).collect()
+        driver_rows(frame, config)  # the job's batch: the JVM tally
+        dead_letters(parsed_logs(frame, config)).collect()  # its dead letters' parse plan
     # The compiler works in the background: wait until it has compiled nothing new for a while.
     bean = jvm.java.lang.management.ManagementFactory.getCompilationMXBean()
     started = time.monotonic()

@@ -1,5 +1,5 @@
-"""What one aggregation of a batch hands the driver (``batch.driver_rows``, then
-``decode_rows``): every case of the parser's table, plus plain lines, bad records and the
+"""What one batch's tally hands the driver (``batch.driver_rows``, the JVM's ``BatchTally``,
+then ``decode_rows``): every case of the parser's table, plus plain lines, bad records and the
 project's own records, gives the same counts, log streams, events and dead letters as the
 parse's own rows (``parse_records`` over the records) say."""
 
@@ -19,7 +19,7 @@ from kafka_health.job.batch import (
     EVENT_COLUMNS,
     decode_rows,
     driver_rows,
-    parsed_stream,
+    parsed_logs,
 )
 from kafka_health.parsing.deadletter import dead_letters, is_dead_letter
 from kafka_health.parsing.udf import parse_records
@@ -74,7 +74,7 @@ def whole_parse(frame: Any, config: MonitorConfig) -> list[dict[str, Any]]:
 
 def test_counts_and_events_match_the_whole_parse(spark: Any, frame: Any) -> None:
     config = MonitorConfig()
-    decoded = decode_rows(driver_rows(parsed_stream(frame, config)).collect())
+    decoded = decode_rows(driver_rows(frame, config))
     whole = whole_parse(frame, config)
 
     want_counts = Counter((r["outcome"], r["reason"], r["type"]) for r in whole)
@@ -106,11 +106,8 @@ def test_counts_and_events_match_the_whole_parse(spark: Any, frame: Any) -> None
 
 def test_dead_letters_keep_their_source_coordinates(spark: Any, frame: Any) -> None:
     config = MonitorConfig()
-    from pyspark.sql import functions as F
 
-    stream = parsed_stream(frame, config)
-    logs = stream.where(F.col("source_topic") == config.topics.broker_logs)
-    letters = dead_letters(logs, config.parsing.dead_letter).collect()
+    letters = dead_letters(parsed_logs(frame, config), config.parsing.dead_letter).collect()
     whole = [r for r in whole_parse(frame, config) if r["dead"]]
     assert sorted((r["source_offset"], r["reason"]) for r in letters) == sorted(
         (r["source_offset"], r["reason"]) for r in whole
@@ -132,6 +129,6 @@ def test_the_log_records_newest_shipping_time_reaches_the_driver(spark: Any, fra
         .when(~is_log, F.col("timestamp") + F.expr("INTERVAL 1 HOUR"))
         .otherwise(F.col("timestamp")),
     )
-    decoded = decode_rows(driver_rows(parsed_stream(shifted, config)).collect())
+    decoded = decode_rows(driver_rows(shifted, config))
     written = shifted.where(is_log & (F.col("offset") == 0)).select(F.unix_millis("timestamp"))
     assert decoded.batch.log_shipped_ms == written.first()[0] + 2000

@@ -44,7 +44,7 @@ def parse_that_fails_on_the_pill(real: Any) -> Any:
     for a record that breaks the parse (none known is left), raised by Spark's own
     ``raise_error`` inside the generated code, where such a failure would happen."""
 
-    def parsed_stream(source: Any, config: Any) -> Any:
+    def monitor_records(source: Any, config: Any) -> Any:
         from pyspark.sql import functions as F
 
         # On the source's value: past the triggers' stage an ordinary line's raw value is no
@@ -55,14 +55,14 @@ def parse_that_fails_on_the_pill(real: Any) -> Any:
             source.withColumn("value", F.when(pill, failing).otherwise(F.col("value"))), config
         )
 
-    return parsed_stream
+    return monitor_records
 
 
 def test_poison_records_are_dead_lettered_by_the_running_job(
     kafka_cluster: Any, spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # app's parsed_stream: the one it imports from job.batch
-    monkeypatch.setattr(app, "parsed_stream", parse_that_fails_on_the_pill(batch.parsed_stream))
+    # app's monitor_records: the one it imports from job.batch
+    monkeypatch.setattr(app, "monitor_records", parse_that_fails_on_the_pill(batch.monitor_records))
     config = job_config(kafka_cluster, tmp_path, trigger_interval_s=1.0)
     options = python_client_options(config.kafka)
     admin = KafkaAdminClient(**options)

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from kafka_health.config import MonitorConfig
-from kafka_health.job.batch import driver_rows, parsed_stream
+from kafka_health.job.batch import driver_rows, parsed_logs
 from tests.support.job_support import KAFKA_COLUMNS
 
 pytestmark = pytest.mark.spark
@@ -53,7 +53,7 @@ def stage_sizes(spark: Any, frame: Any) -> dict[int, int | str]:
 
 
 def test_every_stage_of_the_parse_plan_compiles(spark: Any) -> None:
-    parsed = parsed_stream(spark.createDataFrame([], KAFKA_COLUMNS), MonitorConfig())
+    parsed = parsed_logs(spark.createDataFrame([], KAFKA_COLUMNS), MonitorConfig())
     sizes = stage_sizes(spark, parsed)
     assert sizes, "no whole-stage codegen at all: the parse runs operator by operator"
     failed = {stage: why for stage, why in sizes.items() if isinstance(why, str)}
@@ -68,8 +68,9 @@ def test_every_stage_of_the_parse_plan_compiles(spark: Any) -> None:
 
 
 def test_a_batch_of_every_family_runs_with_codegen_fallback_off(spark: Any) -> None:
-    """The job's whole batch plan (parse and aggregation) over records of every family, with
-    Spark told to fail rather than fall back when generated code does not compile."""
+    """The job's batch (its tally, ``driver_rows``) and its dead letters' parse over records of
+    every family, with Spark told to fail rather than fall back when generated code does not
+    compile."""
     line = (
         "[2026-11-24 10:00:00,123] INFO [Partition orders-0 broker=1] Shrinking ISR from "
         "1,2,3 to 1,2. Leader: (highWatermark: 5) (kafka.cluster.Partition)"
@@ -96,8 +97,10 @@ def test_a_batch_of_every_family_runs_with_codegen_fallback_off(spark: Any) -> N
     before = spark.conf.get("spark.sql.codegen.fallback")
     spark.conf.set("spark.sql.codegen.fallback", "false")
     try:
-        rows = driver_rows(parsed_stream(records, config)).collect()
+        rows = driver_rows(records, config)
+        parsed = parsed_logs(records, config).collect()
     finally:
         spark.conf.set("spark.sql.codegen.fallback", before)
-    assert sum(r["entries"] for r in rows) == len(values)
-    assert {r["type"] for r in rows if r["tag"] == "event"} >= {"isr_shrink"}, rows
+    assert sum(r.entries for r in rows) == len(values) == len(parsed)
+    assert {r.type for r in rows if r.tag == "event"} >= {"isr_shrink"}, rows
+    assert {r["type"] for r in parsed} >= {"isr_shrink"}

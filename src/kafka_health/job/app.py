@@ -31,7 +31,7 @@ from kafka_health.consumer_groups.lag import LagTable
 from kafka_health.consumer_groups.observation import GroupsRound
 from kafka_health.consumer_groups.poller import GroupsPoller, PollerMetrics
 from kafka_health.consumer_groups.source import AdminGroupsSource
-from kafka_health.job.batch import SOURCE_READS, parsed_stream
+from kafka_health.job.batch import SOURCE_READS, monitor_records
 from kafka_health.job.batch_handler import (
     BACKLOG_RECORDS,
     CANARY_QUERY_TASKS,
@@ -131,7 +131,7 @@ class MonitorJob:
         self.publisher = Publisher(self.publish)
         self.batches = BatchHandler(
             spark, config, self.board, self.health, (self.parse_counts, self.rejected_counts),
-            self.durability, self.publisher.soon, parsed_stream,
+            self.durability, self.publisher.soon, monitor_records,
         )  # fmt: skip
         self.queries = Queries(
             spark, config, self.batches, self._before_monitor_start,

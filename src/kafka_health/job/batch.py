@@ -1,15 +1,14 @@
 """One micro-batch of the monitor's topics -> the few rows the driver's detectors need.
 
-Spark reads the monitor's own topics in one query whose plan decodes and parses each record
-once (Spark built-in functions only, :mod:`kafka_health.parsing`; the plan is built once, when
-the query starts: :func:`parsed_stream`, with the group columns of
-:func:`with_driver_columns`). Per batch, one aggregation (:func:`driver_rows`) leaves one
-row per (tag, outcome, reason, type, broker, log kind): its counts, from which the driver takes
-both the parse counts and the (broker, log kind) streams seen, and the records it lists (events
-of the types detectors read, canary outcomes and cluster-state records as they were written,
-checked on the driver); the other lines are only counted. One ``collect``
-brings them to the driver, where :func:`decode_rows` turns them into a
-:class:`~kafka_health.detectors.inputs.Batch`.
+Spark reads the monitor's own topics in one query (:func:`monitor_records`). Per batch, one
+Spark job (:func:`driver_rows`) decodes, parses and tallies each record once, in the JVM
+(``kafkahealth.parse.BatchTally``, the parser of :mod:`kafka_health.parsing.udf`), and leaves
+one row per (tag, outcome, reason, type, broker, log kind): its counts, from which the driver
+takes both the parse counts and the (broker, log kind) streams seen, and the records it lists
+(events of the types detectors read, canary outcomes and cluster-state records as they were
+written, checked on the driver); the other lines are only counted. :func:`decode_rows` turns
+the rows into a :class:`~kafka_health.detectors.inputs.Batch`. A batch with dead letters is
+parsed again by Spark's plan of the same parse (:func:`parsed_logs`) to write them.
 
 The canary topic lives on the monitored cluster and is read by a second query
 (:func:`probe_rows`), so a dead or hung leader there stalls only the loss verdicts.
@@ -17,9 +16,12 @@ The canary topic lives on the monitored cluster and is read by a second query
 
 from __future__ import annotations
 
+import os
+import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import orjson
 
@@ -42,7 +44,7 @@ from kafka_health.job.schemas import PROBE_DDL, PROBE_SCHEMA_ID
 from kafka_health.parsing.envelope import VALUE_KEPT_MIN_BYTES
 
 if TYPE_CHECKING:
-    from pyspark.sql import Column, DataFrame
+    from pyspark.sql import DataFrame
 
 # Event types some detector reads; every other event is counted, then dropped in Spark.
 DETECTED_TYPES = tuple(
@@ -65,13 +67,9 @@ OWN_RECORD_MAX_BYTES = VALUE_KEPT_MIN_BYTES
 GROUP_COLUMNS = ("tag", "outcome", "reason", "type", "broker_id", "log_kind")
 """The tally's groups: a few per broker and log kind. The records the driver reads (events of
 the detected types, the canary's outcomes, the cluster-state records) ride in their group as a
-list (``records``), each with its source partition and offset, so one that is rejected is
-dead-lettered with its source offset. A group per record made an election storm's every event
-a key of the hash aggregation, shuffled and collected as a row of its own: 11 % of an event's
-cost in Spark, and a Python ``Row`` apiece on the driver (BENCHMARKS.md)."""
-RECORD_SEPARATOR = "\x01"
-"""Between a listed record's partition, offset and payload (``partition\x01offset\x01payload``;
-the two numbers hold no separator, so the payload may)."""
+list (``records``), each ``[partition, offset, payload]``, so one that is rejected is
+dead-lettered with its source offset: an event's payload is the JSON object of its
+:data:`EVENT_COLUMNS`, an own record's the text it was written as."""
 EVENT_COLUMNS = tuple(f.name for f in fields(LogEvent))
 """The parse's columns an event brings to the detectors: :class:`LogEvent`'s fields, each a
 column of :func:`~kafka_health.parsing.udf.parse_records` of the same name."""
@@ -144,62 +142,95 @@ class Decoded:
 
 
 SOURCE_READS = 1
-"""Reads of each source record per batch in :func:`parsed_stream`'s plan: Spark's
-``numInputRows`` counts each read (two branches of one source, a union, read it twice: more
-CPU at idle, 0.56 cores against 0.48, BENCHMARKS.md)."""
+"""Reads of each source record per batch (Spark's ``numInputRows`` counts each read: two
+branches of one source, a union, read it twice: more CPU at idle, 0.56 cores against 0.48,
+BENCHMARKS.md)."""
+SOURCE_COLUMNS = ("key", "value", "topic", "partition", "offset", "timestamp")
+"""The Kafka source's columns the batch reads (``BatchTally.COLUMNS``, in its order)."""
 
 
-def parsed_stream(source: DataFrame, config: MonitorConfig) -> DataFrame:
-    """The query's rows: every record of every topic, decoded and parsed as a broker-log
-    record, narrowed to what the batch needs (the source columns, the outcome, the event
-    fields). Built once when the query starts, so a batch does not rebuild the parser's large
-    plan.
+def monitor_records(source: DataFrame, config: MonitorConfig) -> DataFrame:
+    """The monitor query's rows: the source's records as they are (:data:`SOURCE_COLUMNS`);
+    :func:`driver_rows` decodes, parses and tallies a batch of them in one JVM pass."""
+    del config  # the job's records are the same for every configuration
+    return source.select(*SOURCE_COLUMNS)
 
-    The canary's outcomes and the prober's records (told apart by ``source_topic``) reach the
-    decode and parse empty, their value set aside (``own_value``) and put back after: every
-    expression of the parse's stages meets a null or an empty text and stops at once. The
-    prober's snapshots (a record per partition, 10,000 at a time on a 10,000-partition
-    cluster) took 0.9 s of such a batch when they were decoded and parsed as log lines
-    (BENCHMARKS.md)."""
+
+class DriverRow(NamedTuple):
+    """One group of a batch's tally (:func:`driver_rows`)."""
+
+    tag: str | None
+    outcome: str | None
+    reason: str | None
+    type: str | None
+    broker_id: str | None
+    log_kind: str | None
+    entries: int
+    lines: int | None
+    dead_letters: int
+    records: list[list[Any]]
+    shipped_ms: int | None
+
+
+def driver_rows(records: DataFrame, config: MonitorConfig) -> list[DriverRow]:
+    """The rows one batch of :func:`monitor_records` gives the driver, collected: one Spark
+    job whose every task decodes, parses and tallies its records in the JVM
+    (``kafkahealth.parse.BatchTally``: the parse of :mod:`kafka_health.parsing.udf`, then a
+    hash map by :data:`GROUP_COLUMNS`), the tasks' tallies merged on the driver in partition
+    order. Each row: the group's ``tag``, ``outcome``, ``reason``, ``type``, ``broker_id``
+    and ``log_kind``; its ``entries``, ``lines`` and ``dead_letters``; the ``records`` it
+    lists; the newest broker-log record's Kafka timestamp (``shipped_ms``: it moves the
+    detectors' log clock, ``logwindow.LOG_CLOCK``).
+
+    In Spark's own terms (a projection of the group columns, then an object hash aggregation
+    for the lists) the same rows cost 35-45 % more executor CPU a record (BENCHMARKS.md P8)."""
+    from kafka_health.parsing.udf import record_spec_text
+
+    spark = records.sparkSession
+    jvm = spark.sparkContext._jvm
+    assert jvm is not None
+    spec = record_spec_text(spark, config.parsing, keep_message=False, letters_only=True)
+    handle, name = tempfile.mkstemp(prefix="kafka-health-tally-", suffix=".json")
+    os.close(handle)
+    try:
+        jvm.kafkahealth.parse.BatchTally.tally(records._jdf, spec, tally_settings(config), name)
+        rows = orjson.loads(Path(name).read_bytes())
+    finally:
+        os.unlink(name)
+    return [DriverRow(*row) for row in rows]
+
+
+def tally_settings(config: MonitorConfig) -> str:
+    """What ``BatchTally`` needs past the parse's table, as JSON: the topics, the event types
+    it lists (:data:`DETECTED_TYPES`, as :data:`EVENT_COLUMNS`), which outcomes are dead
+    letters, and the size past which a canary outcome or cluster-state record is not ours."""
+    from kafka_health.parsing.deadletter import dead_letter_reasons
+
+    letters = config.parsing.dead_letter
+    topics = config.topics
+    return orjson.dumps({
+        "logs_topic": topics.broker_logs,
+        "own_topics": {topics.canary_results: "outcome", topics.cluster_state: "cluster"},
+        "own_max_bytes": OWN_RECORD_MAX_BYTES,
+        "detected_types": list(DETECTED_TYPES),
+        "letter_reasons": dead_letter_reasons(letters),
+        "letter_malformed": letters.include_malformed,
+        "event_columns": list(EVENT_COLUMNS),
+    }).decode()  # fmt: skip
+
+
+def parsed_logs(records: DataFrame, config: MonitorConfig) -> DataFrame:
+    """The broker-log records of ``records`` (:func:`monitor_records`) decoded and parsed
+    (the parser's Java UDF, one call per record: :mod:`kafka_health.parsing.udf`), for their
+    dead letters: the source columns (``source_*``), the outcome and the event fields."""
     from pyspark.sql import functions as F
 
-    from kafka_health.parsing.envelope import kept_value
-
-    is_log = F.col("topic") == config.topics.broker_logs
-    own_size = F.coalesce(F.octet_length("value"), F.lit(0))
-    records = source.select(
-        *[c for c in source.columns if c != "value"],
-        F.when(is_log, F.col("value")).alias("value"),
-        F.when(~is_log, kept_value(F.col("value"), own_size, config.parsing)).alias("own_value"),
-        F.when(~is_log, own_size).alias("own_value_bytes"),
-    )
-    parsed = parsed_logs(records, config, carried=("own_value", "own_value_bytes"))
-    own = F.col("own_value_bytes").isNotNull()
-    restored = parsed.withColumns({
-        "source_value": F.when(own, F.col("own_value")).otherwise(F.col("source_value")),
-        "source_value_bytes": F.when(own, F.col("own_value_bytes"))
-        .otherwise(F.col("source_value_bytes")),
-    }).drop("own_value", "own_value_bytes")  # fmt: skip
-    return with_driver_columns(restored, config)
-
-
-def parsed_logs(
-    records: DataFrame, config: MonitorConfig, carried: tuple[str, ...] = ()
-) -> DataFrame:
-    """Broker-log records decoded and parsed (the parser's Java UDF, one call per record:
-    :mod:`kafka_health.parsing.udf`): the source columns, the outcome and the event fields,
-    and the ``carried`` columns of ``records``."""
-    from kafka_health.parsing.deadletter import DEAD_LETTER_COLUMNS
     from kafka_health.parsing.udf import parse_records
 
-    parsed = parse_records(
-        records, config.parsing, keep_message=False, values_for_dead_letters_only=True
+    logs = records.where(F.col("topic") == config.topics.broker_logs)
+    return parse_records(
+        logs, config.parsing, keep_message=False, values_for_dead_letters_only=True
     )
-    wanted = dict.fromkeys(
-        (*[c for c in DEAD_LETTER_COLUMNS if c != "value_bytes"], "outcome", "reason", "kind",
-         "n_lines", "source_value_bytes", *EVENT_COLUMNS, *carried)
-    )  # fmt: skip
-    return parsed.select(*wanted)
 
 
 def _tagged(kind: str, df: DataFrame, *columns: Any) -> DataFrame:
@@ -226,89 +257,6 @@ def probe_rows(source: DataFrame) -> DataFrame:
         ),
         *[f"p.{c}" for c in ("canary_id", "partition", "seq", "acks", "send_ms")],
         F.col("offset"),
-    )
-
-
-def with_driver_columns(parsed: DataFrame, config: MonitorConfig) -> DataFrame:
-    """``parsed`` with the columns :func:`driver_rows` groups by, prefixed ``g_``: ``tag``
-    (``outcome``, ``cluster``, ``event`` or null), ``payload`` (the record as JSON, null for a
-    log line that is not a detected event), the parse outcome, reason, event type, broker id
-    and log kind of broker-log rows, their line count, whether each is a dead letter, and
-    whether it is a log record. Part of the query's plan, built once: a batch then plans only
-    the aggregation (measured: building these per batch took 0.3 s of each batch).
-
-    The canary's outcomes and the prober's records (the project's own JSON, a few per second)
-    go to the driver as they are, and :func:`decode_rows` keeps those that match their schema:
-    Spark's ``from_json`` has no generated code, so parsing them here would take a projection
-    over every log record out of whole-stage codegen."""
-    from pyspark.sql import functions as F
-
-    from kafka_health.parsing.deadletter import is_dead_letter
-    from kafka_health.parsing.events import source_time_ms
-
-    topics = config.topics
-    topic = F.col("source_topic")
-    is_log = topic == topics.broker_logs
-    size = (
-        F.col("source_value_bytes")
-        if "source_value_bytes" in parsed.columns
-        else F.octet_length("source_value")
-    )
-    own = topic.isin(topics.canary_results, topics.cluster_state) & (size <= OWN_RECORD_MAX_BYTES)
-    is_event = is_log & (F.col("outcome") == "event") & F.col("type").isin(*DETECTED_TYPES)
-    shipped_ms = source_time_ms(parsed)
-    event_json = F.when(is_event, F.to_json(F.struct(*EVENT_COLUMNS)))
-    return parsed.select(
-        "*",
-        F.when(is_event, "event")
-        .when(own & (topic == topics.canary_results), "outcome")
-        .when(own, "cluster")
-        .alias("g_tag"),
-        *[
-            F.when(is_log, F.col(c)).alias(f"g_{c}")
-            for c in ("outcome", "reason", "type", "broker_id")
-        ],
-        F.when(is_log, F.col("kind")).alias("g_log_kind"),
-        F.when(is_log, F.col("n_lines")).alias("g_lines"),
-        F.when(is_event | own, _listed_record(event_json, F.col("source_value"))).alias("g_record"),
-        F.when(is_log & is_dead_letter(config.parsing.dead_letter), 1).otherwise(0).alias("g_dead"),
-        F.when(is_log, shipped_ms).alias("g_shipped_ms"),
-        is_log.alias("g_is_log"),
-    )
-
-
-def _listed_record(event: Column, own_value: Column) -> Column:
-    """``partition\x01offset\x01payload`` (:data:`RECORD_SEPARATOR`), the payload ``event`` or
-    else ``own_value`` as text; null without either (an own topic's record with no value),
-    which the group's list leaves out."""
-    from pyspark.sql import functions as F
-
-    numbers = [F.coalesce(F.col(c).cast("string"), F.lit("")) for c in
-               ("source_partition", "source_offset")]  # fmt: skip
-    payload = F.coalesce(event, own_value.cast("string"))
-    return F.concat(numbers[0], F.lit(RECORD_SEPARATOR), numbers[1], F.lit(RECORD_SEPARATOR),
-                    payload)  # fmt: skip
-
-
-def driver_rows(batch: DataFrame) -> DataFrame:
-    """The rows of one batch of :func:`parsed_stream` the driver needs, in one aggregation
-    (one Spark job, one scan of the batch; see the module docstring) over the columns of
-    :func:`with_driver_columns`: ``tag``, ``outcome``, ``reason``, ``type``, ``broker_id``,
-    ``log_kind``, and per group the number of ``entries``, their ``lines``, ``dead_letters``,
-    the ``records`` it lists (:data:`GROUP_COLUMNS`) and the newest broker-log record's Kafka
-    timestamp (``shipped_ms``: it moves the detectors' log clock, ``logwindow.LOG_CLOCK``)."""
-    from pyspark.sql import functions as F
-
-    return (
-        batch.where(F.col("g_is_log") | F.col("g_tag").isNotNull())
-        .groupBy(*[F.col(f"g_{c}").alias(c) for c in GROUP_COLUMNS])
-        .agg(
-            F.count(F.lit(1)).alias("entries"),
-            F.sum("g_lines").alias("lines"),
-            F.sum("g_dead").alias("dead_letters"),
-            F.collect_list("g_record").alias("records"),
-            F.max("g_shipped_ms").alias("shipped_ms"),
-        )
     )
 
 
@@ -342,9 +290,8 @@ def decode_rows(rows: Iterable[Any], now_ms: int | None = None) -> Decoded:
             total[2] += int(dead or 0)
         if tag is None:
             continue
-        for listed in records or ():
-            partition, offset, payload = listed.split(RECORD_SEPARATOR, 2)
-            _take(out, tag, payload, _number(partition), _number(offset), now_ms)
+        for partition, offset, payload in records or ():
+            _take(out, tag, payload, partition, offset, now_ms)
     out.batch.streams.extend(LogStream(broker, kind, n) for (broker, kind), n in streams.items())
     if shipped:
         newest = max(shipped)
@@ -353,39 +300,41 @@ def decode_rows(rows: Iterable[Any], now_ms: int | None = None) -> Decoded:
     return out
 
 
-def _number(text: str) -> int | None:
-    return int(text) if text else None
-
-
 def _take(
     out: Decoded,
     tag: str | None,
-    payload: str | None,
+    payload: str | dict[str, Any] | None,
     partition: int | None,
     offset: int | None,
     now_ms: int | None,
 ) -> None:
-    """One record of kind ``tag`` into ``out``: checked, then a detector input or rejected."""
+    """One record of kind ``tag`` into ``out``: checked, then a detector input or rejected.
+    ``payload``: a canary outcome or cluster-state record as it was written, or the JSON of
+    an event or probe as the job wrote it (a text, or already read: an event's object)."""
     if tag is None or payload is None:
         return
     if tag in SCHEMAS:
-        record, why = check(tag, payload, now_ms)
+        record, why = check(tag, str(payload), now_ms)
         if record is None:
-            out.rejected.append(Rejected(tag, why, partition, offset, payload))
+            out.rejected.append(Rejected(tag, why, partition, offset, str(payload)))
             return
     else:
-        try:
-            record = orjson.loads(payload)
-        except orjson.JSONDecodeError:  # Spark wrote it; a batch must not fail on one anyway
-            out.rejected.append(Rejected(tag, "not_json", partition, offset, payload))
-            return
+        if isinstance(payload, dict):
+            record = payload
+        else:
+            try:
+                record = orjson.loads(payload)
+            except orjson.JSONDecodeError:  # the job wrote it; a batch must not fail anyway
+                out.rejected.append(Rejected(tag, "not_json", partition, offset, payload))
+                return
         why = (
             check_event(record, now_ms) if tag == "event"
             else check_probe(record) if tag == "probe"
             else ""
         )  # fmt: skip
         if why:
-            out.rejected.append(Rejected(tag, why, partition, offset, payload))
+            text = payload if isinstance(payload, str) else orjson.dumps(payload).decode()
+            out.rejected.append(Rejected(tag, why, partition, offset, text))
             return
     _append(out.batch, tag, record)
 

@@ -1,9 +1,9 @@
 """What the job does with each micro-batch (``foreachBatch``) of its two queries.
 
-A monitor batch is collected on Spark's stream thread: Spark decodes and parses the broker
-logs once, counts parse outcomes and drops what is not an event; only the few remaining rows
-reach the driver. A batch whose parse fails a Spark task is read again part by part to set
-the failing records aside (:mod:`.quarantine`). Its dead letters are written
+A monitor batch is collected on Spark's stream thread: each task decodes, parses and tallies
+its records in the JVM (:func:`~.batch.driver_rows`); only the tallies, and the few records
+the detectors read, reach the driver. A batch whose parse fails a Spark task is read again
+part by part to set the failing records aside (:mod:`.quarantine`). Its dead letters are written
 (:mod:`.dead_letter_writer`); its decode, fold and save run on the fold worker
 (:mod:`.fold_worker`) while Spark commits the batch and plans the next one. A canary batch
 (the probes read back from the monitored cluster) is folded where it is collected.
@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kafka_health.config import MonitorConfig
-from kafka_health.job.batch import decode_rows, driver_rows
+from kafka_health.job.batch import decode_rows, driver_rows, parsed_logs
 from kafka_health.job.board import CANARY_QUERY, MONITOR_QUERY, SignalBoard
 from kafka_health.job.dead_letter_writer import DeadLetterWriter
 from kafka_health.job.durability import Durability
@@ -50,8 +50,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-Parse = Callable[["DataFrame", MonitorConfig], "DataFrame"]
-"""Raw records of the monitor's topics -> the parsed rows a batch collects."""
+Records = Callable[["DataFrame", MonitorConfig], "DataFrame"]
+"""The Kafka source's records of the monitor's topics -> the rows a batch tallies (the job's:
+:func:`~.batch.monitor_records`)."""
 
 SPLIT_RECORDS = 5_000
 """The monitor query's source reads an offset range of more records in equal pieces of at most
@@ -109,10 +110,10 @@ class BatchHandler:
         counts: tuple[ParseCounts, RejectedCounts],
         durability: Durability,
         publish_soon: Callable[[], None],
-        parse: Parse,
+        records: Records,
     ) -> None:
-        """``parse``: the parse of the monitor query's raw records (the job's is
-        :func:`~.batch.parsed_stream`), run by the query and again by the quarantine."""
+        """``records``: the monitor query's rows of the source's records (the job's is
+        :func:`~.batch.monitor_records`), run by the query and again by the quarantine."""
         self.spark = spark
         self.config = config
         self.board = board
@@ -125,7 +126,7 @@ class BatchHandler:
         ]  # fmt: skip
         """The monitor query's topics (on the transport)."""
         self._publish_soon = publish_soon
-        self.parse = parse
+        self.records = records
         self.parallelism = monitor_parallelism(spark)
         self.folds = FoldWorker("kafka-health-fold")
         sent = SentLetters(self.checkpoint / "detectors" / "dead_letters_sent.json")
@@ -163,16 +164,16 @@ class BatchHandler:
         if batch_id <= self.board.batch_id:
             log.info("batch %d was folded in before the restart: skipped", batch_id)
             return
-        # One aggregation, one Spark job: ``batch`` is already planned (Spark hands
-        # foreachBatch the executed RDD of the query's plan), so this plans in milliseconds
-        # and reads and parses the batch once; dead letters (rare) read it again.
+        # One Spark job reads, parses and tallies the batch once (``batch`` is already planned:
+        # Spark hands foreachBatch the executed RDD of the query's plan); dead letters (rare)
+        # read it again, parsed by Spark's plan of the same parse.
         with timer.step("plan"):
             tasks = self.tasks_for(batch_id)
-            rows = driver_rows(batch if tasks is None else batch.coalesce(tasks))
+            tallied = batch if tasks is None else batch.coalesce(tasks)
         culprits: list[Culprit] = []
         with timer.step("collect"):
             try:
-                collected = rows.collect()
+                collected = driver_rows(tallied, self.config)
                 lettered = [batch] if has_dead_letters(collected) else []
             except Exception as exc:
                 if not is_record_failure(exc):
@@ -181,7 +182,8 @@ class BatchHandler:
                     collected, lettered, culprits = self.quarantine(batch_id, exc)
         if lettered:
             with timer.step("dead_letters"):  # the batch, or its parts that hold some
-                self.dead_letters.write_parsed(lettered, batch_id)
+                parsed = [parsed_logs(part, self.config) for part in lettered]
+                self.dead_letters.write_parsed(parsed, batch_id)
         self.folds.submit(
             # Its Spark calls (the rejected records' dead letters) stopped by a stop: raised
             # at the next batch in the few words Spark takes for its stop (.interruption).
@@ -258,8 +260,8 @@ class BatchHandler:
             concrete = ranges_read(raw)  # a failure here is the transport's: raised as it is
 
             def attempt(part: list[OffsetRange]) -> tuple[list[Any], DataFrame]:
-                parsed = self.parse(within(raw, part), self.config)
-                return driver_rows(parsed.coalesce(self.parallelism)).collect(), parsed
+                records = self.records(within(raw, part), self.config)
+                return driver_rows(records.coalesce(self.parallelism), self.config), records
 
             found = isolate(concrete, attempt, describe=describe_failure)
             self.health.on_quarantine(MONITOR_QUERY, len(found.culprits))

@@ -248,7 +248,7 @@ def within(raw: DataFrame, part: Sequence[OffsetRange]) -> DataFrame:
 
 def has_dead_letters(rows: Sequence[Any]) -> bool:
     """Whether collected ``driver_rows`` count a dead letter."""
-    return any(int(row["dead_letters"] or 0) for row in rows)
+    return any(row.dead_letters for row in rows)
 
 
 def culprit_letters(

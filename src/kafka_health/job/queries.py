@@ -71,7 +71,7 @@ class Queries:
         """Start the monitor query (its batches: :meth:`BatchHandler.process_batch`)."""
         self._before_monitor_start()
         writer = (
-            self.handler.parse(self.source(), self.config)
+            self.handler.records(self.source(), self.config)
             .writeStream.queryName(MONITOR_QUERY)
             .option("checkpointLocation", str(self.checkpoints[MONITOR_QUERY]))
             .foreachBatch(stop_aware(self.handler.process_batch))

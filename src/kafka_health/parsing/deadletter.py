@@ -36,13 +36,17 @@ DEAD_LETTER_DDL = (
 """The Spark schema of :data:`DEAD_LETTER_COLUMNS` (dead letters built on the driver)."""
 
 
+def dead_letter_reasons(config: DeadLetterConfig) -> list[str]:
+    """The reasons of an ``unrecognised`` entry that make it a dead letter (a ``malformed``
+    one is when ``include_malformed``)."""
+    return [*BAD_INPUT_REASONS, *(["unknown_format"] if config.include_unknown_format else [])]
+
+
 def is_dead_letter(config: DeadLetterConfig) -> Column:
     """True for a parsed row that goes to the dead letters."""
     from pyspark.sql import functions as F
 
-    reasons = list(BAD_INPUT_REASONS)
-    if config.include_unknown_format:
-        reasons.append("unknown_format")
+    reasons = dead_letter_reasons(config)
     picked = (F.col("outcome") == "unrecognised") & F.col("reason").isin(*reasons)
     if config.include_malformed:
         picked = picked | (F.col("outcome") == "malformed")

@@ -1,5 +1,7 @@
-"""The parse: one Java UDF call per Kafka record (the job) or per entry a file's lines make
-(``kafka-health parse``, ``replay``), the job's only parser.
+"""The parse: one Java UDF call per Kafka record or per entry a file's lines make
+(``kafka-health parse``, ``replay``, the job's dead letters), the job's only parser (the job's
+batch tally, ``kafkahealth.parse.BatchTally``, calls the same Java per record:
+:func:`~kafka_health.job.batch.driver_rows`).
 
 The UDFs (``kafkahealth.parse.ParseUdf`` and ``EntryUdf``, built from this package's Java
 sources: :mod:`kafka_health.spark.parser_jar`) hold no table of their own: each is registered
@@ -63,17 +65,15 @@ def load_jar(spark: SparkSession) -> None:
 
 
 _REGISTERED: dict[tuple[int, str, str], str] = {}
+_CHECKED: set[tuple[int, str]] = set()
 
 
-def register(spark: SparkSession, spec: dict[str, Any], udf_class: str = "ParseUdf") -> str:
-    """Register ``udf_class`` (``ParseUdf``: a record; ``EntryUdf``: an entry) for ``spec``,
-    checked by the jar first; returns its SQL name."""
-    from pyspark.sql.types import _parse_datatype_string
-
+def checked_spec(spark: SparkSession, spec: dict[str, Any]) -> str:
+    """``spec`` as the JSON text the jar's classes take, the jar loaded and the text checked
+    by it (once per session and text)."""
     text = json.dumps(spec, sort_keys=True)
-    key = (id(spark), udf_class, text)
-    if key in _REGISTERED:
-        return _REGISTERED[key]
+    if (id(spark), text) in _CHECKED:
+        return text
     load_jar(spark)
     jvm = spark.sparkContext._jvm
     assert jvm is not None
@@ -84,6 +84,22 @@ def register(spark: SparkSession, spec: dict[str, Any], udf_class: str = "ParseU
     problems = str(parse.Spec.check(text))
     if problems:
         raise ParserSpecError(f"the jar refuses the checkout's table:\n{problems}")
+    _CHECKED.add((id(spark), text))
+    return text
+
+
+def register(spark: SparkSession, spec: dict[str, Any], udf_class: str = "ParseUdf") -> str:
+    """Register ``udf_class`` (``ParseUdf``: a record; ``EntryUdf``: an entry) for ``spec``,
+    checked by the jar first; returns its SQL name."""
+    from pyspark.sql.types import _parse_datatype_string
+
+    text = checked_spec(spark, spec)
+    key = (id(spark), udf_class, text)
+    if key in _REGISTERED:
+        return _REGISTERED[key]
+    jvm = spark.sparkContext._jvm
+    assert jvm is not None
+    parse = jvm.kafkahealth.parse
     ddl = record_result_type(spec) if udf_class == "ParseUdf" else entry_result_type(spec)
     jtype = spark._jsparkSession.parseDataType(_parse_datatype_string(ddl).json())
     name = f"kh_parse_{len(_REGISTERED)}"
@@ -102,6 +118,23 @@ def _spec(
 ) -> dict[str, Any]:
     zone = spark.conf.get("spark.sql.session.timeZone") or "UTC"
     return parser_spec(config, patterns, kind, keep_message, letters_only, zone)
+
+
+def record_spec_text(
+    spark: SparkSession, config: ParsingConfig, keep_message: bool, letters_only: bool
+) -> str:
+    """The checked table of a record's whole parse with every pattern (``ParseUdf``'s, and
+    the job's batch tally's: ``kafkahealth.parse.BatchTally``), built once per session and
+    settings (building it takes some 40 ms, and the job asks for it every batch)."""
+    zone = spark.conf.get("spark.sql.session.timeZone") or "UTC"
+    key = (id(spark), repr(config), keep_message, letters_only, zone)
+    if key not in _RECORD_SPECS:
+        spec = parser_spec(config, P.ALL_PATTERNS, "auto", keep_message, letters_only, zone)
+        _RECORD_SPECS[key] = checked_spec(spark, spec)
+    return _RECORD_SPECS[key]
+
+
+_RECORD_SPECS: dict[tuple[int, str, bool, bool, str], str] = {}
 
 
 def parse_records(

@@ -7,7 +7,7 @@ from dataclasses import asdict, fields
 from typing import Any
 
 from kafka_health.detectors.inputs import LogEvent, LogStream
-from kafka_health.job.batch import EVENT_COLUMNS, RECORD_SEPARATOR, ParseCount, decode_rows
+from kafka_health.job.batch import EVENT_COLUMNS, ParseCount, decode_rows
 from kafka_health.job.schemas import CLUSTER_STATE_SCHEMA_ID, RESULT_SCHEMA_ID
 from kafka_health.parsing.events import EVENT_FIELDS
 
@@ -16,14 +16,14 @@ def log_row(outcome: str, reason: str | None, type_: str | None, broker: str | N
             kind: str | None, entries: int, lines: int, dead: int = 0,
             event: dict[str, object] | None = None) -> tuple[object, ...]:  # fmt: skip
     """A group of driver_rows for broker-log lines (listing ``entries`` copies of ``event``)."""
-    tag, records = ("event", [listed(0, 0, json.dumps(event))] * entries) if event else (None, [])
+    tag, records = ("event", [listed(0, 0, event)] * entries) if event else (None, [])
     return (tag, outcome, reason, type_, broker, kind, entries, lines, dead, records)
 
 
-def listed(partition: int | None, offset: int | None, payload: str) -> str:
-    """A record as driver_rows lists it in its group."""
-    numbers = ["" if n is None else str(n) for n in (partition, offset)]
-    return RECORD_SEPARATOR.join([*numbers, payload])
+def listed(partition: int | None, offset: int | None, payload: object) -> list[object]:
+    """A record as driver_rows lists it in its group: an event's payload is its object, an own
+    record's the text it was written as."""
+    return [partition, offset, payload]
 
 
 def record_row(tag: str, entries: int = 1, offset: int = 0, **fields: object) -> tuple[object, ...]:
@@ -32,7 +32,7 @@ def record_row(tag: str, entries: int = 1, offset: int = 0, **fields: object) ->
     return own_row(tag, [listed(0, offset, json.dumps(fields))] * entries)
 
 
-def own_row(tag: str, records: list[str]) -> tuple[object, ...]:
+def own_row(tag: str, records: list[list[object]]) -> tuple[object, ...]:
     return (tag, None, None, None, None, None, len(records), None, 0, records)
 
 
@@ -183,17 +183,28 @@ def test_an_event_from_the_future_is_rejected_not_folded_in() -> None:
     assert sum(c.entries for c in decoded.counts) == 2, "still counted as parsed entries"
 
 
-def test_a_listed_records_payload_may_hold_the_separator_and_its_numbers_may_be_missing() -> None:
-    """Only the partition and the offset are split off: a payload is whatever the topic held."""
+def test_an_own_records_text_is_checked_as_written_and_its_numbers_may_be_missing() -> None:
+    """A payload is whatever the topic held: a rejected one is dead-lettered as it was."""
     ok = {"schema": RESULT_SCHEMA_ID, "partition": 0, "seq": 1, "send_ms": 5, "outcome": "ok"}
-    odd = json.dumps({**ok, "canary_id": f"a{RECORD_SEPARATOR}b"}, ensure_ascii=False)
+    odd = json.dumps({**ok, "canary_id": "a\x01b\u00e9"}, ensure_ascii=False)
     decoded = decode_rows([
-        own_row("outcome", [listed(None, None, odd), listed(2, 40, f"not{RECORD_SEPARATOR}json")]),
+        own_row("outcome", [listed(None, None, odd), listed(2, 40, "not\x01json")]),
     ])  # fmt: skip
-    assert [o.canary_id for o in decoded.batch.outcomes] == [f"a{RECORD_SEPARATOR}b"]
+    assert [o.canary_id for o in decoded.batch.outcomes] == ["a\x01b\u00e9"]
     assert [(r.partition, r.offset, r.payload) for r in decoded.rejected] == [
-        (2, 40, f"not{RECORD_SEPARATOR}json")
+        (2, 40, "not\x01json")
     ]
+
+
+def test_a_rejected_events_payload_is_dead_lettered_as_json() -> None:
+    """An event arrives as the object the JVM wrote; one the driver rejects goes to the dead
+    letters as that object's JSON, with its coordinates."""
+    future = {"type": "full_gc", "broker_id": "1", "event_ms": 10**13, "pause_s": 12.0}
+    decoded = decode_rows([log_row("event", None, "full_gc", "1", "gc", 1, 1, event=future)],
+                          now_ms=5_000)  # fmt: skip
+    [rejected] = decoded.rejected
+    assert (rejected.tag, rejected.partition, rejected.offset) == ("event", 0, 0)
+    assert json.loads(rejected.payload) == future
 
 
 def test_the_log_records_newest_shipping_time_is_kept_no_later_than_now() -> None:
