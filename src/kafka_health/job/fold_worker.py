@@ -1,7 +1,7 @@
 """A batch's driver-side work (decode, fold, save) on a thread of its own, one batch at a time.
 
 Spark runs a query's micro-batches one after another on its stream thread: the next batch is
-planned, and its parse plan's code generated again, only when ``foreachBatch`` has returned.
+planned only when ``foreachBatch`` has returned.
 The monitor query's body used to decode and fold its batch's rows there too, so in an
 election storm about 0.3 s of the Python driver's work (decode, fold, now and then the state's
 save) sat between Spark's collect and the next batch's planning (BENCHMARKS.md). With

@@ -1,6 +1,6 @@
 """A batch whose parse fails: find the records that fail it, set them aside, keep the rest.
 
-The parse runs only Spark's built-in functions on bounded text, so no known record fails it;
+The parse runs Java (``kafkahealth.parse``) on bounded text, so no known record fails it;
 this is the net under it. A record that still fails a Spark task (a regular expression that
 overflows the stack, a bug of ours, a JVM limit) would fail the whole batch, the supervisor
 would restart the query from the same offsets, and the same record would fail it again: one
