@@ -166,7 +166,7 @@ class DriverRow(NamedTuple):
     broker_id: str | None
     log_kind: str | None
     entries: int
-    lines: int | None
+    lines: int
     dead_letters: int
     records: list[list[Any]]
     shipped_ms: int | None
@@ -183,7 +183,8 @@ def driver_rows(records: DataFrame, config: MonitorConfig) -> list[DriverRow]:
     detectors' log clock, ``logwindow.LOG_CLOCK``).
 
     In Spark's own terms (a projection of the group columns, then an object hash aggregation
-    for the lists) the same rows cost 35-45 % more executor CPU a record (BENCHMARKS.md P8)."""
+    for the lists) the same rows took 30-50 % more executor CPU, 80 % more on the storm's mix
+    (BENCHMARKS.md P8)."""
     from kafka_health.parsing.udf import record_spec_text
 
     spark = records.sparkSession

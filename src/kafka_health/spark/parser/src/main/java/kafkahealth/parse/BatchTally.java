@@ -157,7 +157,6 @@ public final class BatchTally
         private static final long serialVersionUID = 1L;
         final Key key;
         long entries, lines, dead;
-        boolean anyLines;
         Long shippedMs;
         final List<String> records = new ArrayList<>();
 
@@ -169,7 +168,6 @@ public final class BatchTally
             entries += g.entries;
             lines += g.lines;
             dead += g.dead;
-            anyLines |= g.anyLines;
             if (g.shippedMs != null && (shippedMs == null || g.shippedMs > shippedMs)) {
                 shippedMs = g.shippedMs;
             }
@@ -200,7 +198,6 @@ public final class BatchTally
                         p.type, broker, e.kind));
                 g.entries++;
                 g.lines += e.nLines;
-                g.anyLines = true;
                 if ("unrecognised".equals(p.outcome) && settings.letterReasons.contains(p.reason)
                         || settings.letterMalformed && "malformed".equals(p.outcome)) {
                     g.dead++;
@@ -343,11 +340,7 @@ public final class BatchTally
                     gen.writeString(s);
                 }
                 gen.writeNumber(g.entries);
-                if (g.anyLines) {
-                    gen.writeNumber(g.lines);
-                } else {
-                    gen.writeNull();
-                }
+                gen.writeNumber(g.lines); // an own record's group: 0, its lines not counted
                 gen.writeNumber(g.dead);
                 gen.writeStartArray();
                 for (String s : g.records) {
