@@ -146,6 +146,22 @@ def test_the_binary_regex_matches_exactly_the_control_characters_it_names(spark:
     assert not matched & {0x09, 0x0A, 0x0D, 0x1B, 0x20, 0x80, 0x85, 0xA0}
 
 
+def test_the_decode_finds_a_binary_character_at_any_place_in_a_record(spark: Any) -> None:
+    """The check by bytes (``ByteClass``, eight bytes at a time and the rest one by one) finds
+    each ASCII character of ``BINARY_CHARACTERS``, and no other, at every place of a record,
+    beside non-ASCII text and past the Basic Multilingual Plane (where the regex decides)."""
+    values, want = [], []
+    for tail in ("", "\u00e9", "\U0001f600"):
+        for point in range(128):
+            for at in range(18):
+                text = "x" * at + chr(point) + "y" * (17 - at) + tail
+                values.append((None, text.encode()))
+                want.append(chr(point) in BINARY_CHARACTERS)
+    rows = parse_records(records(spark, values)).select("source_offset", "bad_reason").collect()
+    got = {r["source_offset"]: r["bad_reason"] == "binary" for r in rows}
+    assert [got[i] for i in range(len(values))] == want
+
+
 def test_malformed_is_dead_lettered_unless_configured(spark: Any) -> None:
     """A truncated event line is malformed, and set aside with its offset."""
     truncated = b"[2022-03-12 18:10:07,139] INFO [Partition x-1 broker=3] Shrinking ISR from 3,1 to"

@@ -11,6 +11,10 @@ import java.util.regex.Pattern;
  */
 final class ByteClass {
     private final boolean[] matches = new boolean[128];
+    /** Every matched character is below this or DEL (0x7F): eight bytes at a time rule out
+     * the class where none is (most texts: its class is the control characters). */
+    private int below;
+    private boolean del;
 
     private ByteClass() {}
 
@@ -36,6 +40,12 @@ final class ByteClass {
                 return null; // more than one character
             }
         }
+        for (int ch = 0; ch < 127; ch++) {
+            if (c.matches[ch]) {
+                c.below = ch + 1;
+            }
+        }
+        c.del = c.matches[127];
         return c;
     }
 
@@ -46,13 +56,26 @@ final class ByteClass {
      */
     Boolean in(byte[] bytes) {
         boolean supplementary = false;
-        for (byte b : bytes) {
-            if (b >= 0) {
-                if (matches[b]) {
-                    return true;
+        int i = 0, n = bytes.length;
+        for (; i < n; i += 8) {
+            int to = Math.min(i + 8, n);
+            if (to == i + 8) {
+                long x = ByteWords.at(bytes, i);
+                long suspect = ByteWords.below(x, below) | (x & ByteWords.HIGH)
+                        | (del ? ByteWords.equal(x, 127) : 0);
+                if (suspect == 0) {
+                    continue; // eight ASCII bytes the class does not match
                 }
-            } else if ((b & 0xF8) == 0xF0) { // a 4-byte sequence's first byte
-                supplementary = true;
+            }
+            for (int j = i; j < to; j++) {
+                byte b = bytes[j];
+                if (b >= 0) {
+                    if (matches[b]) {
+                        return true;
+                    }
+                } else if ((b & 0xF8) == 0xF0) { // a 4-byte sequence's first byte
+                    supplementary = true;
+                }
             }
         }
         return supplementary ? null : false;

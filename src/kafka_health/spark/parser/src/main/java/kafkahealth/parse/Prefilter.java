@@ -1,5 +1,7 @@
 package kafkahealth.parse;
 
+import java.nio.charset.StandardCharsets;
+
 /**
  * matching.with_maybe: whether a usable entry looks like any event at all, by plain searches of
  * its bounded text (the prefilter's texts of parsing.prefilter, each family's own), or, where
@@ -20,13 +22,18 @@ final class Prefilter {
         if (spec.gates == null) {
             return spec.anyTrigger.matcher(body).find();
         }
+        byte[] bytes = null;
         for (int i = 0; i < scans.length; i++) {
             Spec.Gate gate = spec.gates[i];
             if (gate.searched.length == 0 && gate.words.length == 0) {
                 continue;
             }
-            if (Matching.allows(family, gate.family)
-                    && (scans[i] != null ? scans[i].passes(body) : passes(body, gate))) {
+            if (!Matching.allows(family, gate.family)) {
+                continue;
+            }
+            if (scans[i] == null ? passes(body, gate)
+                    : scans[i].passes(bytes != null ? bytes
+                            : (bytes = body.getBytes(StandardCharsets.UTF_8)))) {
                 return true;
             }
         }

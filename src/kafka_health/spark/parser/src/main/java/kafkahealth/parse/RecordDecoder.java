@@ -49,7 +49,10 @@ final class RecordDecoder {
         boolean isJson = text != null && SparkText.firstNonSpaceIs(text, '{');
         SparkJson.Doc doc = null;
         if (preBad == null && isJson) {
-            doc = SparkJson.fromJson(text, ascii ? value : null, spec.docIndex, spec.docKeys);
+            doc = ascii ? spec.flatJson.read(value) : null;
+            if (doc == null) {
+                doc = SparkJson.fromJson(text, ascii ? value : null, spec.docIndex, spec.docKeys);
+            }
         }
         Envelope env = doc == null ? null : new Envelope(spec, doc);
         String jsonMessage = env == null ? null : env.firstPath(spec.messagePaths, true);

@@ -158,12 +158,7 @@ final class SparkText {
     }
 
     static boolean isAscii(byte[] bytes) {
-        for (byte b : bytes) {
-            if (b < 0) {
-                return false;
-            }
-        }
-        return true;
+        return ByteWords.isAscii(bytes);
     }
 
     /** {@code cast(binary as string)}, then read as a Java String (malformed bytes replaced). */

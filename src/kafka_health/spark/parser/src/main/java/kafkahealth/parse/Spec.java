@@ -91,6 +91,8 @@ public final class Spec {
     final String preEcsFile, preEcsHost;
     final Map<String, Integer> docIndex = new HashMap<>();
     final int docKeys;
+    /** The envelope's keys read in one pass where it is flat and ASCII ({@link FlatJson}). */
+    final FlatJson flatJson;
     final String[] logKinds, kafkaKinds;
     final int brokerIdMaxDigits;
     final Map<String, String[][]> layout = new HashMap<>();
@@ -154,6 +156,7 @@ public final class Spec {
             docIndex.put(keys[i], i);
         }
         docKeys = keys.length;
+        flatJson = new FlatJson(docIndex);
         logKinds = strings(root.get("log_kinds"));
         kafkaKinds = strings(root.get("kafka_kinds"));
         brokerIdMaxDigits = root.get("broker_id_max").asText().length();
