@@ -17,7 +17,8 @@ import org.apache.spark.unsafe.types.UTF8String;
 /**
  * benchmarks/tally_loop.py's JVM side: {@link BatchTally}'s task loop over a corpus of Kafka
  * records held in memory, pass after pass on one thread, with no Spark around it. Prints each
- * pass's nanoseconds a record, and the groups of the last pass (a check that the work ran).
+ * pass's microseconds a record, its groups, entries and dead letters (a check that the work
+ * ran).
  *
  * <p>Arguments: spec.json settings.json records.bin passes
  */
@@ -30,19 +31,22 @@ public final class TallyLoop {
         List<InternalRow> rows = read(args[2]);
         int passes = Integer.parseInt(args[3]);
         BatchTally tally = new BatchTally(spec, settings);
-        long entries = 0;
+        long entries = 0, dead = 0;
         for (int pass = 0; pass < passes; pass++) {
             long start = System.nanoTime();
             Iterator<BatchTally.Group> groups = tally.call(rows.iterator());
             long took = System.nanoTime() - start;
             entries = 0;
+            dead = 0;
             int n = 0;
             while (groups.hasNext()) {
-                entries += groups.next().entries;
+                BatchTally.Group g = groups.next();
+                entries += g.entries;
+                dead += g.dead;
                 n++;
             }
-            System.out.printf("pass %d: %.3f us a record (%d groups, %d entries)%n", pass,
-                    took / 1e3 / rows.size(), n, entries);
+            System.out.printf("pass %d: %.3f us a record (%d groups, %d entries, %d dead)%n",
+                    pass, took / 1e3 / rows.size(), n, entries, dead);
         }
     }
 

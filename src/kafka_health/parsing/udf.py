@@ -64,15 +64,23 @@ def load_jar(spark: SparkSession) -> None:
         raise ParserSpecError(f"{PACKAGE}.ParseUdf is not on the classpath after ADD JAR {jar}")
 
 
-_REGISTERED: dict[tuple[int, str, str], str] = {}
-_CHECKED: set[tuple[int, str]] = set()
+_REGISTERED: dict[tuple[str, str, str], str] = {}
+_CHECKED: set[tuple[str, str]] = set()
+
+
+def _application(spark: SparkSession) -> str:
+    """The Spark application ``spark`` belongs to: one driver JVM, whose classpath and checks
+    all its sessions share. Not the session object's id: ``foreachBatch`` hands every batch a
+    new Python session object (the spec was built and checked again every batch, and the
+    caches below grew by one 54 KB text a batch)."""
+    return str(spark.sparkContext.applicationId)
 
 
 def checked_spec(spark: SparkSession, spec: dict[str, Any]) -> str:
     """``spec`` as the JSON text the jar's classes take, the jar loaded and the text checked
-    by it (once per session and text)."""
+    by it (once per application and text)."""
     text = json.dumps(spec, sort_keys=True)
-    if (id(spark), text) in _CHECKED:
+    if (_application(spark), text) in _CHECKED:
         return text
     load_jar(spark)
     jvm = spark.sparkContext._jvm
@@ -84,7 +92,7 @@ def checked_spec(spark: SparkSession, spec: dict[str, Any]) -> str:
     problems = str(parse.Spec.check(text))
     if problems:
         raise ParserSpecError(f"the jar refuses the checkout's table:\n{problems}")
-    _CHECKED.add((id(spark), text))
+    _CHECKED.add((_application(spark), text))
     return text
 
 
@@ -94,17 +102,16 @@ def register(spark: SparkSession, spec: dict[str, Any], udf_class: str = "ParseU
     from pyspark.sql.types import _parse_datatype_string
 
     text = checked_spec(spark, spec)
-    key = (id(spark), udf_class, text)
-    if key in _REGISTERED:
-        return _REGISTERED[key]
+    name = _REGISTERED.setdefault((_application(spark), udf_class, text),
+                                  f"kh_parse_{len(_REGISTERED)}")  # fmt: skip
+    if spark.catalog.functionExists(name):  # registered in this session (each has its own)
+        return name
     jvm = spark.sparkContext._jvm
     assert jvm is not None
     parse = jvm.kafkahealth.parse
     ddl = record_result_type(spec) if udf_class == "ParseUdf" else entry_result_type(spec)
     jtype = spark._jsparkSession.parseDataType(_parse_datatype_string(ddl).json())
-    name = f"kh_parse_{len(_REGISTERED)}"
     spark._jsparkSession.udf().register(name, getattr(parse, udf_class)(text), jtype)
-    _REGISTERED[key] = name
     return name
 
 
@@ -124,17 +131,18 @@ def record_spec_text(
     spark: SparkSession, config: ParsingConfig, keep_message: bool, letters_only: bool
 ) -> str:
     """The checked table of a record's whole parse with every pattern (``ParseUdf``'s, and
-    the job's batch tally's: ``kafkahealth.parse.BatchTally``), built once per session and
-    settings (building it takes some 40 ms, and the job asks for it every batch)."""
+    the job's batch tally's: ``kafkahealth.parse.BatchTally``), built once per application and
+    settings (building it takes some 40 ms, and the jar's check of it more: the job asks for
+    it every batch)."""
     zone = spark.conf.get("spark.sql.session.timeZone") or "UTC"
-    key = (id(spark), repr(config), keep_message, letters_only, zone)
+    key = (_application(spark), repr(config), keep_message, letters_only, zone)
     if key not in _RECORD_SPECS:
         spec = parser_spec(config, P.ALL_PATTERNS, "auto", keep_message, letters_only, zone)
         _RECORD_SPECS[key] = checked_spec(spark, spec)
     return _RECORD_SPECS[key]
 
 
-_RECORD_SPECS: dict[tuple[int, str, bool, bool, str], str] = {}
+_RECORD_SPECS: dict[tuple[str, str, bool, bool, str], str] = {}
 
 
 def parse_records(
