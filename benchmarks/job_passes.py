@@ -3,9 +3,10 @@
 ``bench throughput``'s backlog on a local 1-broker Kafka, read alternately by the limit query
 (Spark's Kafka source, ``noop``) and the job (:meth:`MonitorJob.run_available_now`), ``--passes``
 times each, every pass new queries as ``bench throughput``'s warm-up passes are. Per pass: the
-rate (records over the batches' durations), the CPU seconds of each process (the Spark JVM, the
-Kafka broker, this Python) and of the JVM's threads by name (its task threads, the JIT's
-compilers, GC, the listener bus). The last line: the last three passes' mean rates and ratio.
+rate (records over the batches' durations), Spark's steps of those batches (``durationMs``),
+the CPU seconds of each process (the Spark JVM, the Kafka broker, this Python) and of the
+JVM's threads by name (its task threads, the JIT's compilers, GC, the listener bus). The last
+line: the last three passes' mean rates and ratio.
 
     .venv/bin/python benchmarks/job_passes.py [--passes 7] [--seconds 15]
 
@@ -71,6 +72,18 @@ def spent(before: dict[str, float], after: dict[str, float], least: float = 0.05
                     if v >= least)  # fmt: skip
 
 
+def steps(progress: bench.ProgressLog, name: str, since: int) -> str:
+    """The seconds of each step Spark reports (``durationMs``) over the query's batches
+    from its ``since``-th progress on that read records: ``addBatch`` is the work."""
+    total: dict[str, float] = {}
+    batches = [p for p in progress.by_query.get(name, [])[since:] if p.numInputRows > 0]
+    for p in batches:
+        for step, ms in (p.durationMs or {}).items():
+            total[step] = total.get(step, 0.0) + ms / 1000
+    shown = " ".join(f"{k}={v:.2f}" for k, v in sorted(total.items(), key=lambda kv: -kv[1]))
+    return f"{len(batches)} batch(es): {shown}"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--passes", type=int, default=7)
@@ -100,11 +113,14 @@ def main() -> None:
             rates: list[tuple[float, float]] = []
             for n in range(args.passes):
                 procs, threads = process_cpu(kinds), thread_cpu(jvm)
+                limit_since = len(progress.by_query.get("limit", []))
                 started = time.monotonic()
                 limit = bench.limit_rate(spark, config, tmp / f"limit-{n}")
                 took = time.monotonic() - started
                 cpu = f"{spent(procs, process_cpu(kinds))}\n    {spent(threads, thread_cpu(jvm))}"
                 print(f"pass {n} limit {limit:,.0f} records/s, {took:.2f} s: {cpu}")
+                bench._drain(progress, "limit", 1.0)
+                print(f"    {steps(progress, 'limit', limit_since)}")
                 procs, threads = process_cpu(kinds), thread_cpu(jvm)
                 since = len(progress.by_query.get("monitor", []))
                 started = time.monotonic()
@@ -117,6 +133,7 @@ def main() -> None:
                     f"pass {n} job {job:,.0f} records/s, {took:.2f} s: "
                     f"{spent(procs, job_procs)}\n    {spent(threads, job_threads)}"
                 )
+                print(f"    {steps(progress, 'monitor', since)}")
                 rates.append((limit, job))
             last = rates[-3:]
             limit_mean = sum(r[0] for r in last) / len(last)

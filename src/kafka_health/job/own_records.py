@@ -44,6 +44,7 @@ import math
 import re
 from typing import Any
 
+import orjson
 from kafka import errors as kafka_errors
 
 from kafka_health.failures import classify
@@ -116,12 +117,28 @@ _INT_LISTS = ("replicas", "isr")
 _TIMESTAMP = {"outcome": "send_ms", "cluster": "snapshot_ms"}
 
 
+_LONG_NUMBER = re.compile(r"\d{19}")
+
+
+def json_loads(payload: str) -> Any:
+    """``json.loads(payload)`` (a ValueError where it fails), read by orjson where the two
+    read alike, 3-4 times faster (a cluster snapshot is a record a partition): not where a
+    number has 19 digits or more (orjson reads one past 64 bits as a float), nor what orjson
+    refuses and json reads (NaN, Infinity, 1e400, lone surrogates)."""
+    if not _LONG_NUMBER.search(payload):
+        try:
+            return orjson.loads(payload)
+        except orjson.JSONDecodeError:
+            pass
+    return json.loads(payload)
+
+
 def check(tag: str, payload: str, now_ms: int | None = None) -> tuple[dict[str, Any] | None, str]:
     """``(record, "")`` for a record of kind ``tag`` (``outcome`` or ``cluster``) the
     detectors can trust, else ``(None, reason)``; timestamps are checked against ``now_ms``
     when it is given."""
     try:
-        d = json.loads(payload)
+        d = json_loads(payload)
     except ValueError:
         return None, "not_json"
     if not isinstance(d, dict) or d.get("schema") != SCHEMAS[tag]:

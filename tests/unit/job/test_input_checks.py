@@ -25,6 +25,7 @@ from kafka_health.job.own_records import (
     check,
     check_event,
     check_probe,
+    json_loads,
 )
 from kafka_health.job.rejected_counts import REJECTED_SIGNAL, RejectedCounts
 from kafka_health.job.schemas import CLUSTER_STATE_SCHEMA_ID, RESULT_SCHEMA_ID
@@ -55,6 +56,32 @@ def outcome(**changes: Any) -> str:
 
 def cluster(base: dict[str, Any], **changes: Any) -> str:
     return json.dumps({**base, **changes})
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"a": 1, "a": 2}', '{"a": 1e400}', '{"a": -1e400}', '{"a": NaN}', '{"a": Infinity}',
+        '{"a": -Infinity}', '{"a": -0}', '{"a": 0.1e1}', '{"a": 1.0}',
+        '{"a": 18446744073709551615}',
+        '{"a": 18446744073709551616}', '{"a": -9223372036854775808}', '{"a": -9223372036854775809}',
+        '{"a": 1000000000000000000000000000000}', '{"a": 1e5, "b": [1, 2.5, -3]}',
+        '{"a": 12345678901234567890.5}', '{"a": "\\ud800"}', '{"a": "\\ud83d\\ude00"}',
+        '{"a": "\\u0000"}', ' {"a": 1} ', '{"a": 1}x', '\ufeff{"a": 1}', "[1]", "", "{",
+        '{"a": tru}', '{"a": "\x01"}', '{"a": "ok", "b": null, "c": true, "d": {"e": []}}',
+    ],
+)  # fmt: skip
+def test_own_records_are_read_as_json_reads_them(text: str) -> None:
+    """``json_loads`` (orjson where it reads alike) gives what ``json.loads`` gives: the same
+    value and types, or a ValueError where it fails."""
+    try:
+        want: Any = json.loads(text)
+    except ValueError:
+        with pytest.raises(ValueError):
+            json_loads(text)
+        return
+    got = json_loads(text)
+    assert repr(got) == repr(want)
 
 
 @pytest.mark.parametrize(
