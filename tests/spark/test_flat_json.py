@@ -47,15 +47,15 @@ def mutations(base: str, rng: random.Random, count: int) -> list[str]:
     return texts
 
 
-def values_of(text: str) -> list[str]:
-    """Texts built around the own envelope's message and other values."""
+def edge_envelopes() -> list[str]:
+    """The own envelope with its values, keys, spacing and separators varied."""
     doc = json.loads(OWN)
     return [
         json.dumps({**doc, "message": doc["message"] + '\n\tat x.y(Z.java:1)\n"quoted" \\ /'}),
         json.dumps({**doc, "broker_id": 141}),
         json.dumps({**doc, "offset": -0.5e-3, "inode": None, "extra": True}),
         json.dumps({**doc, "extra": {"nested": [1, 2]}}),
-        json.dumps({"message": text, "message ": "spaced key", "": "empty key"}),
+        json.dumps({"message": OWN, "message ": "spaced key", "": "empty key"}),
         json.dumps(doc, indent=2),
         json.dumps(doc, separators=(",", ":")),
         OWN.replace('"offset": 217', '"offset": 0217'),
@@ -73,7 +73,7 @@ def corpus() -> list[str]:
     rng = random.Random(59)
     texts = [e["value"] for e in ENVELOPES]
     texts += [v.decode("utf-8", "surrogatepass") for _, v in corner_records() if v]
-    texts += values_of(OWN) + mutations(OWN, rng, 3000)
+    texts += edge_envelopes() + mutations(OWN, rng, 3000)
     for base in rng.sample([t for t in texts if t.lstrip().startswith("{")], 20):
         texts += mutations(base, rng, 200)
     return [t for t in texts if t.isascii()]
@@ -84,7 +84,7 @@ def test_every_envelope_it_reads_it_reads_as_jackson(spark: Any) -> None:
     jvm = spark.sparkContext._jvm
     spec = parser_spec(MonitorConfig().parsing, P.ALL_PATTERNS, "auto", False, True, "UTC")
     texts = corpus()
-    own = [OWN, *values_of(OWN)[:3]]
+    own = [OWN, *edge_envelopes()[:3]]
     result = json.loads(
         jvm.kafkahealth.parse.FlatJson.differences(json.dumps(texts), json.dumps(spec["doc_keys"]))
     )

@@ -17,10 +17,11 @@ import java.util.Map;
  * decode does not read. Anything else it leaves to Jackson by answering null: a nested value,
  * a read key's value that is not a string, a {@code \\u} escape, single quotes, a control
  * character, a malformed number or literal, the input ending inside the object. What it
- * answers is what Jackson's reading gives, as the parse's equivalence tests check.
+ * answers is what Jackson's reading gives, as tests/spark/test_flat_json.py checks.
  */
 public final class FlatJson {
     private static final int SLOTS = 128;
+    private static final String[] LITERALS = {"true", "false", "null"};
     /** Per slot (a key's hash, String.hashCode of its text, masked; probed linearly): the
      * key's bytes and its index in the document, null where free. */
     private final byte[][] names = new byte[SLOTS][];
@@ -206,7 +207,7 @@ public final class FlatJson {
      */
     private static int scalar(byte[] b, int i) {
         int n = b.length;
-        for (String literal : new String[] {"true", "false", "null"}) {
+        for (String literal : LITERALS) {
             if (b[i] == literal.charAt(0)) {
                 int end = i + literal.length();
                 if (end > n) {
