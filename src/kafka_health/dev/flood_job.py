@@ -278,6 +278,8 @@ def flood_run(
             produce_s = round(time.monotonic() - produce_began, 1)
             wait_counted(job, logs, timeout_s, runner)
             time.sleep(settle_s)  # the last publish, evaluation and pages
+            if noise is not None:
+                _wait_rejection_page(receiver, config.alerting.group_interval_s + settle_s)
             _measure_rss(rss, "after", jvm)
             run = _figures(job, sinks[0], rss, produce_s)
         finally:
@@ -292,6 +294,18 @@ def flood_run(
                 run.pages.append(firing)
                 run.page_groups.append(str(body.get("groupKey", "")))
     return run, expected, logs
+
+
+def _wait_rejection_page(receiver: Any, timeout_s: float) -> None:
+    """Until a page names the rejection, at most ``timeout_s``: when a job-health alert (a
+    stalled batch of the flood) opened the incident first, the rejection joins it as an update
+    in place, sent a group interval after the first page."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        for body in receiver.bodies("/pager"):
+            if any(a["labels"]["alertname"] == REJECTION_RULE for a in body.get("alerts", [])):
+                return
+        time.sleep(0.2)
 
 
 def _measure_rss(rss: dict[str, int], when: str, jvm: int | None) -> None:
