@@ -13,6 +13,8 @@ import it; below, each package imports its own section (pyproject.toml's import-
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import json
 import logging
 import os
 import re
@@ -159,7 +161,7 @@ class MonitorConfig:
     metrics_endpoints: MetricsEndpointsConfig = field(default_factory=MetricsEndpointsConfig)
 
     def check(self, path: str) -> list[ConfigProblem]:
-        if self.cluster_name and not re.fullmatch(r"[A-Za-z0-9_.-]+", self.cluster_name):
+        if self.cluster_name and not re.fullmatch(CLUSTER_NAME_PATTERN, self.cluster_name):
             return [ConfigProblem(join_path(path, "cluster_name"), "only letters, digits, _ . -")]
         return []
 
@@ -238,19 +240,25 @@ def from_mapping(raw: Any) -> MonitorConfig:
     return config
 
 
+CLUSTER_NAME_PATTERN = r"[A-Za-z0-9_.-]+"
+"""What a cluster name may hold (it names a checkpoint folder, and is every series' label)."""
 DEV_CLUSTER_NAME = "local"
 """``cluster_name`` when it is not set and the monitor watches the local dev cluster."""
 
 
 def resolve_cluster_name(
-    config: MonitorConfig, cluster_id: Callable[[KafkaConfig], str] | None = None
+    config: MonitorConfig,
+    cluster_id: Callable[[KafkaConfig], str] | None = None,
+    kept_in: Path | None = None,
 ) -> MonitorConfig:
     """``config`` with its ``cluster_name`` set: as configured, else the monitored cluster's id
     (``DescribeCluster``, once: a name that changed while running would split the series),
     else, without bootstrap servers (the dev cluster), ``local``. A cluster that cannot be
     asked at start (down, refusing the login) must still be watched, and paged about: the
-    name is then its first bootstrap server's (:func:`bootstrap_cluster_name`), with a warning
-    naming ``cluster_name``; set it so the name never depends on the cluster at start."""
+    name is then the one its id gave at an earlier start, kept in the folder ``kept_in`` (the
+    job's checkpoints, named by it: a job restarted in an outage must resume its own state and
+    series), else its first bootstrap server's (:func:`bootstrap_cluster_name`); either with a
+    warning naming ``cluster_name``; set it so the name never depends on the cluster at start."""
     if config.cluster_name:
         return config
     if not config.kafka.bootstrap_servers:
@@ -261,12 +269,58 @@ def resolve_cluster_name(
         why = f"its id {found!r} is not a usable name"
     except Exception as exc:  # NoBrokersAvailable, timeouts, authentication...
         found, why = "", f"its id cannot be read ({type(exc).__name__})"
-    if found and re.fullmatch(r"[A-Za-z0-9_.-]+", found):
+    kept = None if kept_in is None else _kept_name_file(kept_in, config.kafka)
+    if found and re.fullmatch(CLUSTER_NAME_PATTERN, found):
+        if kept is not None:
+            _keep_name(kept, config.kafka, found)
         return dataclasses.replace(config, cluster_name=found)
+    earlier = None if kept is None else _kept_name(kept)
+    if earlier is not None:
+        log.warning("cluster_name is not set and the monitored cluster's %s: named %r, as its "
+                    "id named it at an earlier start (%s); set cluster_name",
+                    why, earlier, kept)  # fmt: skip
+        return dataclasses.replace(config, cluster_name=earlier)
     fallback = bootstrap_cluster_name(config.kafka)
     log.warning("cluster_name is not set and the monitored cluster's %s: named %r after its "
                 "first bootstrap server; set cluster_name", why, fallback)  # fmt: skip
     return dataclasses.replace(config, cluster_name=fallback)
+
+
+def _kept_name_file(folder: Path, kafka: KafkaConfig) -> Path:
+    """Where the name of the cluster at ``kafka``'s bootstrap servers is kept (one file per
+    set of servers: jobs of several clusters may share a checkpoint folder)."""
+    servers = ",".join(sorted(kafka.bootstrap_servers))
+    digest = hashlib.sha256(servers.encode()).hexdigest()[:16]
+    return folder.expanduser() / f"cluster-name-{digest}.json"
+
+
+def _kept_name(path: Path) -> str | None:
+    """The name kept in ``path``; None if there is none, or it cannot be read as one."""
+    try:
+        name = json.loads(path.read_text(encoding="utf-8")).get("cluster_name")
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, AttributeError) as exc:
+        log.warning("the cluster's name kept in %s cannot be read (%s)", path, type(exc).__name__)
+        return None
+    return name if isinstance(name, str) and re.fullmatch(CLUSTER_NAME_PATTERN, name) else None
+
+
+def _keep_name(path: Path, kafka: KafkaConfig, name: str) -> None:
+    """``name`` kept in ``path`` (written whole, then renamed), unless it is already; a folder
+    that cannot be written is a warning, not a failure to start."""
+    if _kept_name(path) == name:
+        return
+    text = json.dumps({"cluster_name": name, "bootstrap_servers": sorted(kafka.bootstrap_servers)})
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_name(f".{path.name}.{os.getpid()}")
+        partial.write_text(text, encoding="utf-8")
+        partial.replace(path)
+    except OSError as exc:
+        log.warning("the cluster's name cannot be kept in %s (%s): a restart while the cluster "
+                    "cannot be asked will name it after its first bootstrap server",
+                    path, type(exc).__name__)  # fmt: skip
 
 
 def bootstrap_cluster_name(kafka: KafkaConfig) -> str:

@@ -160,6 +160,9 @@ def test_ten_sigkills_of_the_job_lose_no_page_and_repeat_none(bench_run: BenchRu
     assert result.error is None, summary
     assert result.notes.get("paged_before_kill") is True, summary
     assert len(result.notes.get("job_killed_after_s", [])) == 10, result.notes
+    # One cluster name, whether or not a start could ask the cluster its id (quorum lost): a
+    # start named otherwise read other checkpoints and state, and resolved the pages.
+    assert len(result.notes["checkpoint_clusters"]) == 1, result.notes
     assert not result.missed and result.latency_s is not None, summary
     assert result.duplicates == 0, summary
     assert result.unexpected_pages == [], result.unexpected_pages

@@ -198,3 +198,41 @@ def test_an_unset_cluster_name_is_the_monitored_clusters_id() -> None:
     # of its first bootstrap server.
     assert resolve_cluster_name(unset, unreachable).cluster_name == "k_9092"
     assert resolve_cluster_name(unset, lambda _kafka: "").cluster_name == "k_9092"
+
+
+def test_a_job_restarted_while_its_cluster_cannot_be_asked_keeps_the_name_its_id_gave(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Seen in the fault suite's monitor-kills: a job restarted with the quorum lost named the
+    cluster after its bootstrap server, so it read a checkpoint folder of that name and state
+    that knew no dead broker, and its first publication resolved their pages."""
+    unset = from_mapping({"kafka": {"bootstrap_servers": ["k2:9092", "k1:9092"]}})
+    other = from_mapping({"kafka": {"bootstrap_servers": ["k9:9092"]}})
+
+    def unreachable(_kafka: KafkaConfig) -> str:
+        raise TimeoutError("no broker")
+
+    assert resolve_cluster_name(unset, unreachable, tmp_path).cluster_name == "k2_9092"
+    assert not list(tmp_path.iterdir()), "a name the id did not give is not kept"
+    assert resolve_cluster_name(unset, lambda _k: "cG6C", tmp_path).cluster_name == "cG6C"
+    caplog.clear()
+    assert resolve_cluster_name(unset, unreachable, tmp_path).cluster_name == "cG6C"
+    assert "named 'cG6C', as its id named it at an earlier start" in caplog.text
+    assert "set cluster_name" in caplog.text
+    reordered = from_mapping({"kafka": {"bootstrap_servers": ["k1:9092", "k2:9092"]}})
+    assert resolve_cluster_name(reordered, unreachable, tmp_path).cluster_name == "cG6C"
+    assert resolve_cluster_name(other, unreachable, tmp_path).cluster_name == "k9_9092"
+    # A new cluster at the same servers (re-created): its id wins, and is kept.
+    assert resolve_cluster_name(unset, lambda _k: "n3w", tmp_path).cluster_name == "n3w"
+    assert resolve_cluster_name(unset, unreachable, tmp_path).cluster_name == "n3w"
+    # A kept name that is not one, or a file that is not JSON: the bootstrap server's name.
+    (kept,) = tmp_path.glob("cluster-name-*.json")
+    for text in ('{"cluster_name": "a/../b"}', "{", "[1]", '{"cluster_name": 7}'):
+        kept.write_text(text)
+        assert resolve_cluster_name(unset, unreachable, tmp_path).cluster_name == "k2_9092"
+    # A folder that cannot be written: a warning, and the id's name all the same.
+    blocked = tmp_path / "file"
+    blocked.write_text("")
+    caplog.clear()
+    assert resolve_cluster_name(unset, lambda _k: "cG6C", blocked).cluster_name == "cG6C"
+    assert "cannot be kept in" in caplog.text

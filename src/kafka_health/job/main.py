@@ -33,7 +33,8 @@ def run(config: MonitorConfig, stop: threading.Event | None = None) -> int:
     if refused is not None:
         print(f"kafka-health {refused}", file=sys.stderr)
         return 2
-    config = resolve_cluster_name(config)  # before anything is named or labelled by it
+    # Before anything is named or labelled by it; kept beside the checkpoints it names.
+    config = resolve_cluster_name(config, kept_in=Path(config.spark.checkpoint_dir))
     spark = build_spark_session(config.spark)
     if stop is None:  # after the session: PySpark installs a SIGINT handler of its own
         stop = threading.Event()

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import random
 import time
+from pathlib import Path
 
+from kafka_health.config import load_config
 from kafka_health.dev.faults.actions_brokers import VICTIM, start_brokers, two_down
 from kafka_health.dev.faults.context import DEFAULT_BOUND_S, FaultContext
 
@@ -67,6 +69,8 @@ def monitor_kills(ctx: FaultContext) -> None:
         ctx.monitor.start_part("run", ctx.config_file)
     ctx.notes["job_killed_after_s"] = kills
     time.sleep(JOB_BACK_S)  # the last start sees the brokers still down
+    checkpoints = Path(load_config(ctx.config_file).spark.checkpoint_dir)
+    ctx.notes["checkpoint_clusters"] = sorted(p.name for p in checkpoints.iterdir() if p.is_dir())
 
 
 def monitor_restore(ctx: FaultContext) -> None:
