@@ -30,10 +30,54 @@ final class GateScan {
     /** Per state, the lengths of the words ending there (suffix links' too). */
     private final int[][] wordLengths;
 
-    private GateScan(int[] table, byte[] kinds, int[][] wordLengths) {
+    /**
+     * A skip search over the searched and gated texts (Wu-Manber, two-byte blocks): with no
+     * such text in a record the gate cannot pass (a word counts only beside a gated text), and
+     * most records hold none. Per block, how far the window may move ({@link #MIN_SKIP_LENGTH}
+     * or more bytes: the shortest such text); null when a text is shorter, or none: then the
+     * automaton reads every byte.
+     */
+    private final byte[] shifts;
+    /** The blocks that start a searched or gated text (a window that ends where a text's
+     * first {@link #shortest} bytes may end is checked for its first two). */
+    private final long[] starts;
+    private final int shortest;
+    /** The shortest text length worth a skip search (its longest move: one less). */
+    static final int MIN_SKIP_LENGTH = 5;
+    private static final int BLOCKS = 1 << 12, MAX_SKIP = 32;
+
+    private GateScan(int[] table, byte[] kinds, int[][] wordLengths, String[] found) {
         this.table = table;
         this.kinds = kinds;
         this.wordLengths = wordLengths;
+        int m = Integer.MAX_VALUE;
+        for (String s : found) {
+            m = Math.min(m, s.length());
+        }
+        if (found.length == 0 || m < MIN_SKIP_LENGTH) {
+            shifts = null;
+            starts = null;
+            shortest = 0;
+            return;
+        }
+        m = Math.min(m, MAX_SKIP); // any prefix of every text will do: a shift is a byte
+        shortest = m;
+        shifts = new byte[BLOCKS];
+        Arrays.fill(shifts, (byte) (m - 1));
+        starts = new long[BLOCKS / 64];
+        for (String s : found) {
+            for (int j = 1; j < m; j++) { // the block of bytes j-1 and j of the text's first m
+                int b = block(s.charAt(j - 1), s.charAt(j));
+                shifts[b] = (byte) Math.min(shifts[b], m - 1 - j);
+            }
+            int b = block(s.charAt(0), s.charAt(1));
+            starts[b >>> 6] |= 1L << b;
+        }
+    }
+
+    /** Two bytes' block (a hash: two blocks that share one only move less). */
+    private static int block(int first, int second) {
+        return ((first & 0xff) << 5 ^ (second & 0xff)) & (BLOCKS - 1);
     }
 
     /** The automaton of {@code gate}, or null when one of its texts is not ASCII or empty. */
@@ -112,7 +156,10 @@ final class GateScan {
                 table[i * 128 + c] = to * 128 | (kinds[to] != 0 ? MARKED : 0);
             }
         }
-        return new GateScan(table, kinds, wordLengths);
+        String[] found = new String[gate.searched.length + gate.gated.length];
+        System.arraycopy(gate.searched, 0, found, 0, gate.searched.length);
+        System.arraycopy(gate.gated, 0, found, gate.searched.length, gate.gated.length);
+        return new GateScan(table, kinds, wordLengths, found);
     }
 
     private static int[] filled() {
@@ -128,6 +175,34 @@ final class GateScan {
      * reads faster than String.charAt's checks (JFR, benchmarks/tally_loop.py).
      */
     boolean passes(byte[] bytes) {
+        return (shifts == null || mayHoldText(bytes)) && scan(bytes);
+    }
+
+    /**
+     * Whether a searched or gated text may be in {@code bytes}: false only when none is. A
+     * window of {@link #shortest} bytes moves by its last block's shift; where that is 0 and
+     * the window starts with a text's first block, one may start there (then the automaton
+     * reads the whole record, as without this search).
+     */
+    boolean mayHoldText(byte[] bytes) {
+        int m = shortest;
+        for (int end = m - 1; end < bytes.length; ) {
+            int shift = shifts[block(bytes[end - 1], bytes[end])];
+            if (shift > 0) {
+                end += shift;
+                continue;
+            }
+            int first = block(bytes[end - m + 1], bytes[end - m + 2]);
+            if ((starts[first >>> 6] & 1L << first) != 0) {
+                return true;
+            }
+            end++;
+        }
+        return false;
+    }
+
+    /** The automaton over every byte (see {@link #passes}). */
+    private boolean scan(byte[] bytes) {
         int row = 0; // the state times 128
         boolean gated = false, word = false;
         int n = bytes.length;

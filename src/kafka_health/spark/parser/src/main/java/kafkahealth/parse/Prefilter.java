@@ -1,5 +1,9 @@
 package kafkahealth.parse;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -76,5 +80,33 @@ final class Prefilter {
             }
         }
         return false;
+    }
+
+    /**
+     * For tests (tests/spark/test_gate_scan.py): each gate's scan ({@link GateScan}, its skip
+     * search and automaton) against its texts searched one by one, over {@code texts} (a JSON
+     * array); the [gate, text, scan's answer] of every text where they differ, and how many
+     * passed by the texts (JSON).
+     */
+    public static String differences(String specJson, String texts) throws IOException {
+        Spec spec = Spec.of(specJson);
+        ObjectMapper json = new ObjectMapper();
+        ArrayNode differ = json.createArrayNode();
+        int passed = 0;
+        for (JsonNode t : json.readTree(texts)) {
+            String text = t.asText();
+            byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+            for (int i = 0; i < spec.gates.length; i++) {
+                if (spec.gateScans[i] == null) {
+                    continue;
+                }
+                boolean expected = passes(text, spec.gates[i]);
+                passed += expected ? 1 : 0;
+                if (spec.gateScans[i].passes(bytes) != expected) {
+                    differ.addArray().add(spec.gates[i].family).add(text).add(!expected);
+                }
+            }
+        }
+        return json.createObjectNode().put("passed", passed).set("differ", differ).toString();
     }
 }
