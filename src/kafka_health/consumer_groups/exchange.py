@@ -45,6 +45,18 @@ async def exchange(send: Callable[..., Any], requests: list[tuple[int, Any]]) ->
     return out
 
 
+ASK_ATTEMPTS = 3
+"""Brokers a round's metadata request is sent to before the round fails."""
+
+
 async def ask(send: Callable[..., Any], request: Any) -> Any:
-    """``request``'s answer from the least loaded broker (raises as the send does)."""
+    """``request``'s answer from the least loaded broker; one that fails it (a dead broker
+    refuses: kafka-python then backs off from it and picks another) leaves it to the next, up
+    to :data:`ASK_ATTEMPTS` (raises as the last send does). Seen: with two of three brokers
+    dead, a new admin client picked a dead one for most rounds, and the whole round failed."""
+    for _ in range(ASK_ATTEMPTS - 1):
+        try:
+            return await send(request)
+        except Exception:
+            continue
     return await send(request)

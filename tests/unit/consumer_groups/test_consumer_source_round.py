@@ -153,6 +153,46 @@ def test_at_most_three_requests_in_flight_to_a_broker() -> None:
     assert most == {0: IN_FLIGHT, 1: IN_FLIGHT} and IN_FLIGHT < 5
 
 
+def test_a_metadata_request_a_dead_broker_refuses_goes_to_the_next() -> None:
+    """With two of three brokers dead, the least loaded broker of a new client is often a
+    dead one: the request goes on to the next (kafka-python backs off from the one that
+    failed), and the round fails only when ASK_ATTEMPTS brokers fail it."""
+    from kafka.errors import KafkaConnectionError
+
+    from kafka_health.consumer_groups.exchange import ASK_ATTEMPTS, ask
+
+    def run(coro: Any) -> Any:
+        with pytest.raises(StopIteration) as done:
+            coro.send(None)
+        return done.value.value
+
+    class Answer:
+        def __init__(self, fails: bool) -> None:
+            self.fails = fails
+
+        def __await__(self) -> Any:
+            if self.fails:
+                raise KafkaConnectionError("111 ECONNREFUSED")
+            return "metadata"
+            yield  # a generator: awaitable
+
+    sent: list[int] = []
+
+    def refusing(first: int) -> Any:
+        def send(request: Any) -> Answer:
+            sent.append(len(sent))
+            return Answer(len(sent) <= first)
+
+        return send
+
+    assert run(ask(refusing(ASK_ATTEMPTS - 1), "request")) == "metadata"
+    assert len(sent) == ASK_ATTEMPTS
+    sent.clear()
+    with pytest.raises(KafkaConnectionError):
+        run(ask(refusing(ASK_ATTEMPTS), "request"))
+    assert len(sent) == ASK_ATTEMPTS
+
+
 def test_answers_encoded_and_decoded_as_on_the_wire_read_the_same() -> None:
     admin = FakeGroupAdmin(cluster(), wire=True)
     src = AdminGroupsSource(KafkaConfig(), ConsumerGroupsConfig(), make_admin=lambda: admin)
