@@ -29,11 +29,17 @@ async def exchange(send: Callable[..., Any], requests: list[tuple[int, Any]]) ->
 
     def start(node: int) -> None:
         i = waiting[node].popleft()
-        flying.append((i, node, send(requests[i][1], node_id=node)))
+        try:
+            flying.append((i, node, send(requests[i][1], node_id=node)))
+        except Exception as exc:  # raised, not failed: a node its metadata no longer lists
+            out[i] = exc  # (UnknownBrokerId: seen just after a frozen broker was fenced)
+            while waiting[node]:
+                out[waiting[node].popleft()] = exc
 
-    for node, queue in waiting.items():
-        for _ in range(min(IN_FLIGHT, len(queue))):
-            start(node)
+    for node in list(waiting):
+        for _ in range(IN_FLIGHT):
+            if waiting[node]:
+                start(node)
     while flying:
         i, node, future = flying.popleft()
         try:

@@ -153,6 +153,39 @@ def test_at_most_three_requests_in_flight_to_a_broker() -> None:
     assert most == {0: IN_FLIGHT, 1: IN_FLIGHT} and IN_FLIGHT < 5
 
 
+def test_a_node_the_client_no_longer_knows_fails_its_requests_not_the_round() -> None:
+    """kafka-python raises UnknownBrokerIdError from the send itself for a node its metadata
+    no longer lists (seen just after a frozen broker was fenced: the whole round failed);
+    that node's requests answer with it, the others' as usual."""
+    from kafka.errors import UnknownBrokerIdError
+
+    from kafka_health.consumer_groups.exchange import exchange
+
+    class Answer:
+        def __init__(self, value: Any) -> None:
+            self.value = value
+
+        def __await__(self) -> Any:
+            return self.value
+            yield  # a generator: awaitable
+
+    def send(request: Any, node_id: int) -> Answer:
+        if node_id == 3:
+            raise UnknownBrokerIdError(3)
+        return Answer(request)
+
+    requests = [(i % 3 + 1, f"r{i}") for i in range(12)]
+    coro = exchange(send, requests)
+    with pytest.raises(StopIteration) as done:
+        coro.send(None)
+    answers = done.value.value
+    for (node, request), answer in zip(requests, answers, strict=True):
+        if node == 3:
+            assert isinstance(answer, UnknownBrokerIdError)
+        else:
+            assert answer == request
+
+
 def test_a_metadata_request_a_dead_broker_refuses_goes_to_the_next() -> None:
     """With two of three brokers dead, the least loaded broker of a new client is often a
     dead one: the request goes on to the next (kafka-python backs off from the one that
