@@ -36,7 +36,7 @@ async def exchange(send: Callable[..., Any], requests: list[tuple[int, Any]]) ->
             while waiting[node]:
                 out[waiting[node].popleft()] = exc
 
-    for node in list(waiting):
+    for node in waiting:
         for _ in range(IN_FLIGHT):
             if waiting[node]:
                 start(node)

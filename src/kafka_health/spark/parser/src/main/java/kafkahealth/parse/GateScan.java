@@ -43,7 +43,7 @@ final class GateScan {
     private final long[] starts;
     private final int shortest;
     /** The shortest text length worth a skip search (its longest move: one less). */
-    static final int MIN_SKIP_LENGTH = 5;
+    private static final int MIN_SKIP_LENGTH = 5;
     private static final int BLOCKS = 1 << 12, MAX_SKIP = 32;
 
     private GateScan(int[] table, byte[] kinds, int[][] wordLengths, String[] found) {
@@ -184,7 +184,7 @@ final class GateScan {
      * the window starts with a text's first block, one may start there (then the automaton
      * reads the whole record, as without this search).
      */
-    boolean mayHoldText(byte[] bytes) {
+    private boolean mayHoldText(byte[] bytes) {
         int m = shortest;
         for (int end = m - 1; end < bytes.length; ) {
             int shift = shifts[block(bytes[end - 1], bytes[end])];
